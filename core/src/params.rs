@@ -1,0 +1,470 @@
+//! Borrowed views of validated JSON: [`Params`] and [`RawValue`].
+//!
+//! Every view points into a message the scanner has already validated, so the
+//! walks here only skip values; they never re-check the grammar and never allocate.
+
+use core::fmt;
+
+use serde::Deserialize;
+
+use crate::simd;
+use crate::unescape;
+
+/// The kind of a JSON value, read from its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `null`
+    Null,
+    /// `true` or `false`
+    Bool,
+    /// A number (kept as its original token).
+    Number,
+    /// A string (kept escaped, with its quotes).
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+/// One validated JSON value, kept as its exact bytes.
+///
+/// ```
+/// use switchboard::{Kind, Message, Parser};
+/// let mut p = Parser::new();
+/// let Message::Request(req) = p.parse(br#"{"jsonrpc":"2.0","method":"m","params":[1.50,"x"],"id":1}"#)
+/// else { panic!() };
+/// let first = req.params().unwrap().iter().next().unwrap();
+/// assert_eq!(first.kind(), Kind::Number);
+/// assert_eq!(first.as_bytes(), b"1.50"); // untouched
+/// assert_eq!(first.as_f64(), Some(1.5));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RawValue<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> RawValue<'a> {
+    /// Wraps bytes that the scanner validated as exactly one JSON value.
+    pub(crate) fn new_validated(bytes: &'a [u8]) -> Self {
+        debug_assert!(!bytes.is_empty());
+        RawValue { bytes }
+    }
+
+    /// The value's exact bytes as received.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The value's exact text as received (validated JSON is always UTF-8).
+    pub fn as_str(&self) -> &'a str {
+        // Validated JSON is UTF-8: the scanner checks every string byte and all
+        // other bytes are ASCII; fall back to "" rather than trusting that blindly.
+        core::str::from_utf8(self.bytes).unwrap_or("")
+    }
+
+    /// What kind of value this is.
+    pub fn kind(&self) -> Kind {
+        match self.bytes[0] {
+            b'n' => Kind::Null,
+            b't' | b'f' => Kind::Bool,
+            b'"' => Kind::String,
+            b'[' => Kind::Array,
+            b'{' => Kind::Object,
+            _ => Kind::Number,
+        }
+    }
+
+    /// `true` for `null`.
+    pub fn is_null(&self) -> bool {
+        self.bytes == b"null"
+    }
+
+    /// The boolean, if this is `true` or `false`.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.bytes {
+            b"true" => Some(true),
+            b"false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The number as `i64`, if it is an integer token that fits (no fraction, no exponent).
+    pub fn as_i64(&self) -> Option<i64> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        self.as_str().parse().ok()
+    }
+
+    /// The number as `u64`, if it is a non-negative integer token that fits.
+    pub fn as_u64(&self) -> Option<u64> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        self.as_str().parse().ok()
+    }
+
+    /// The number as a finite `f64` (`None` for non-numbers and for numbers that
+    /// overflow to infinity).
+    pub fn as_f64(&self) -> Option<f64> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        self.as_str().parse::<f64>().ok().filter(|f| f.is_finite())
+    }
+
+    /// The string's body between its quotes, still escaped; `None` for non-strings.
+    pub fn as_raw_str(&self) -> Option<&'a [u8]> {
+        (self.kind() == Kind::String).then(|| &self.bytes[1..self.bytes.len() - 1])
+    }
+
+    /// The string's value without escapes, if it has none (no allocation);
+    /// `None` for non-strings and for strings with escapes (use [`RawValue::parse`]).
+    pub fn as_plain_str(&self) -> Option<&'a str> {
+        let raw = self.as_raw_str()?;
+        if raw.contains(&b'\\') {
+            return None;
+        }
+        core::str::from_utf8(raw).ok()
+    }
+
+    /// Whether this is a string whose unescaped value equals `s`.
+    pub fn str_eq(&self, s: &str) -> bool {
+        self.as_raw_str().is_some_and(|raw| unescape::escaped_eq(raw, s.as_bytes()))
+    }
+
+    /// The elements, if this is an array.
+    pub fn array_iter(&self) -> Option<Elements<'a>> {
+        (self.kind() == Kind::Array).then(|| Elements { b: self.bytes, pos: 1 })
+    }
+
+    /// The members, if this is an object.
+    pub fn object_iter(&self) -> Option<Members<'a>> {
+        (self.kind() == Kind::Object).then(|| Members { b: self.bytes, pos: 1 })
+    }
+
+    /// Typed extraction through serde (borrowing strings where they hold no escapes).
+    /// A member name that appears twice in an object at the top of this value is an error.
+    pub fn parse<T: Deserialize<'a>>(&self) -> Result<T, ParamsError> {
+        if let Some(members) = self.object_iter() {
+            check_unique(members)?;
+        }
+        serde_json::from_slice(self.bytes).map_err(ParamsError::mismatch)
+    }
+}
+
+impl fmt::Debug for RawValue<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawValue({})", String::from_utf8_lossy(self.bytes))
+    }
+}
+
+impl fmt::Display for RawValue<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The `params` of a call: an array (positional) or an object (named), as its exact bytes.
+///
+/// ```
+/// use switchboard::{Message, Parser};
+/// let mut p = Parser::new();
+/// let msg = p.parse(br#"{"jsonrpc":"2.0","method":"subtract","params":{"minuend":42,"subtrahend":23},"id":3}"#);
+/// let Message::Request(req) = msg else { panic!() };
+/// let params = req.params().unwrap();
+/// assert!(params.is_object());
+/// assert_eq!(params.get("subtrahend").unwrap().as_i64(), Some(23));
+///
+/// #[derive(serde::Deserialize)]
+/// struct Sub { minuend: i64, subtrahend: i64 }
+/// let s: Sub = params.parse().unwrap();
+/// assert_eq!(s.minuend - s.subtrahend, 19);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Params<'a> {
+    raw: RawValue<'a>,
+}
+
+impl<'a> Params<'a> {
+    pub(crate) fn new_validated(bytes: &'a [u8]) -> Self {
+        debug_assert!(matches!(bytes.first(), Some(b'[' | b'{')));
+        Params { raw: RawValue::new_validated(bytes) }
+    }
+
+    /// The params as a raw value.
+    pub fn raw(&self) -> RawValue<'a> {
+        self.raw
+    }
+
+    /// The exact bytes as received.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.raw.bytes
+    }
+
+    /// The exact text as received.
+    pub fn as_str(&self) -> &'a str {
+        self.raw.as_str()
+    }
+
+    /// Positional params (`[...]`).
+    pub fn is_array(&self) -> bool {
+        self.raw.bytes[0] == b'['
+    }
+
+    /// Named params (`{...}`).
+    pub fn is_object(&self) -> bool {
+        self.raw.bytes[0] == b'{'
+    }
+
+    /// The positional elements (empty for named params).
+    pub fn iter(&self) -> Elements<'a> {
+        Elements { b: self.raw.bytes, pos: if self.is_array() { 1 } else { self.raw.bytes.len() } }
+    }
+
+    /// The named members (empty for positional params).
+    pub fn members(&self) -> Members<'a> {
+        Members { b: self.raw.bytes, pos: if self.is_object() { 1 } else { self.raw.bytes.len() } }
+    }
+
+    /// The `i`-th positional element.
+    pub fn index(&self, i: usize) -> Option<RawValue<'a>> {
+        self.iter().nth(i)
+    }
+
+    /// The first named member called `name` (compared after unescaping).
+    pub fn get(&self, name: &str) -> Option<RawValue<'a>> {
+        self.members().find(|(k, _)| k.eq_str(name)).map(|(_, v)| v)
+    }
+
+    /// Typed extraction through serde; a member name repeated at the top level of
+    /// named params is an error ([`ParamsError::is_duplicate`]).
+    pub fn parse<T: Deserialize<'a>>(&self) -> Result<T, ParamsError> {
+        self.raw.parse()
+    }
+}
+
+impl fmt::Debug for Params<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Params({})", String::from_utf8_lossy(self.raw.bytes))
+    }
+}
+
+/// A member name inside an object, still escaped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key<'a> {
+    inner: &'a [u8],
+}
+
+impl<'a> Key<'a> {
+    /// The name's bytes between the quotes, still escaped.
+    pub fn raw(&self) -> &'a [u8] {
+        self.inner
+    }
+
+    /// Whether the name equals `name` after unescaping.
+    pub fn eq_str(&self, name: &str) -> bool {
+        if self.inner.contains(&b'\\') {
+            unescape::escaped_eq(self.inner, name.as_bytes())
+        } else {
+            self.inner == name.as_bytes()
+        }
+    }
+
+    fn eq_key(&self, other: &Key<'_>) -> bool {
+        match (self.inner.contains(&b'\\'), other.inner.contains(&b'\\')) {
+            (false, false) => self.inner == other.inner,
+            (true, false) => unescape::escaped_eq(self.inner, other.inner),
+            (false, true) => unescape::escaped_eq(other.inner, self.inner),
+            (true, true) => {
+                let mut a = vec![0u8; self.inner.len()];
+                let mut b = vec![0u8; other.inner.len()];
+                let (na, ea) = unescape::decode_into(self.inner, &mut a);
+                let (nb, eb) = unescape::decode_into(other.inner, &mut b);
+                // Lone surrogates decode lossily: compare raw then.
+                if ea && eb { a[..na] == b[..nb] } else { self.inner == other.inner }
+            }
+        }
+    }
+}
+
+/// Iterator over an array's elements.
+#[derive(Clone, Debug)]
+pub struct Elements<'a> {
+    b: &'a [u8],
+    /// Index just inside the `[` or after a `,`; `b.len()` when done.
+    pos: usize,
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = RawValue<'a>;
+
+    fn next(&mut self) -> Option<RawValue<'a>> {
+        let start = skip_ws(self.b, self.pos);
+        match self.b.get(start) {
+            None | Some(b']') => {
+                self.pos = self.b.len();
+                None
+            }
+            Some(_) => {
+                let end = skip_value(self.b, start);
+                self.pos = skip_ws(self.b, end) + 1; // past ',' or ']'
+                Some(RawValue::new_validated(&self.b[start..end]))
+            }
+        }
+    }
+}
+
+/// Iterator over an object's members.
+#[derive(Clone, Debug)]
+pub struct Members<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (Key<'a>, RawValue<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let ks = skip_ws(self.b, self.pos);
+        if self.b.get(ks) != Some(&b'"') {
+            self.pos = self.b.len();
+            return None;
+        }
+        let ke = skip_value(self.b, ks);
+        let colon = skip_ws(self.b, ke);
+        let vs = skip_ws(self.b, colon + 1);
+        let ve = skip_value(self.b, vs);
+        self.pos = skip_ws(self.b, ve) + 1;
+        Some((Key { inner: &self.b[ks + 1..ke - 1] }, RawValue::new_validated(&self.b[vs..ve])))
+    }
+}
+
+#[inline]
+fn skip_ws(b: &[u8], mut p: usize) -> usize {
+    while matches!(b.get(p), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        p += 1;
+    }
+    p
+}
+
+/// End of a validated string starting at its quote.
+#[inline]
+fn skip_string(b: &[u8], mut p: usize) -> usize {
+    p += 1;
+    loop {
+        p = simd::find_special(b, p);
+        match b.get(p) {
+            Some(b'"') | None => return p + 1,
+            Some(b'\\') => p += 2,
+            Some(_) => p += 1,
+        }
+    }
+}
+
+/// End of the validated value starting at `p` (iterative: depth costs no stack).
+pub(crate) fn skip_value(b: &[u8], p: usize) -> usize {
+    match b.get(p) {
+        Some(b'"') => skip_string(b, p),
+        Some(b'[' | b'{') => {
+            let mut depth = 0usize;
+            let mut p = p;
+            while let Some(&c) = b.get(p) {
+                match c {
+                    b'"' => {
+                        p = skip_string(b, p);
+                        continue;
+                    }
+                    b'[' | b'{' => depth += 1,
+                    b']' | b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return p + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                p += 1;
+            }
+            p
+        }
+        _ => {
+            let mut p = p;
+            while let Some(&c) = b.get(p) {
+                if matches!(c, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
+                    break;
+                }
+                p += 1;
+            }
+            p
+        }
+    }
+}
+
+fn check_unique(members: Members<'_>) -> Result<(), ParamsError> {
+    const SMALL: usize = 32;
+    let mut seen: [Key<'_>; SMALL] = [Key { inner: b"" }; SMALL];
+    let mut n = 0;
+    let mut members = members;
+    for (k, _) in members.by_ref() {
+        if n == SMALL {
+            // Many members: fall back to a set of decoded names.
+            let mut set = std::collections::HashSet::new();
+            for key in seen.iter().copied().chain(std::iter::once(k)).chain(members.map(|(k, _)| k)) {
+                let mut buf = vec![0u8; key.inner.len()];
+                let (len, exact) = unescape::decode_into(key.inner, &mut buf);
+                buf.truncate(len);
+                let name = if exact { buf } else { key.inner.to_vec() };
+                if !set.insert(name) {
+                    return Err(ParamsError::duplicate(key));
+                }
+            }
+            return Ok(());
+        }
+        if seen[..n].iter().any(|s| s.eq_key(&k)) {
+            return Err(ParamsError::duplicate(k));
+        }
+        seen[n] = k;
+        n += 1;
+    }
+    Ok(())
+}
+
+/// Why typed extraction of params failed; answered with -32602 Invalid params.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamsError {
+    duplicate: bool,
+    detail: String,
+}
+
+impl ParamsError {
+    fn mismatch(e: serde_json::Error) -> Self {
+        ParamsError { duplicate: false, detail: e.to_string() }
+    }
+
+    fn duplicate(k: Key<'_>) -> Self {
+        ParamsError {
+            duplicate: true,
+            detail: format!("duplicate member `{}`", String::from_utf8_lossy(k.inner)),
+        }
+    }
+
+    /// A member name appeared twice.
+    pub fn is_duplicate(&self) -> bool {
+        self.duplicate
+    }
+
+    /// A human-readable description of what did not fit.
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+}
+
+impl fmt::Display for ParamsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid params: {}", self.detail)
+    }
+}
+
+impl std::error::Error for ParamsError {}

@@ -1,0 +1,147 @@
+//! Spans to [`Item`]: every rule of JSON-RPC 2.0 and every decision of SPEC.md.
+
+use bumpalo::Bump;
+
+use super::scan::{ObjSpans, Span};
+use super::{Error, Field, Id, Item, Method, Notification, Reason, Request, Response};
+use crate::params::{Kind, Params, RawValue};
+use crate::unescape;
+
+/// Classifies one recorded object (or non-object batch element).
+pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, arena: &'a Bump) -> Item<'a> {
+    if !s.is_object {
+        return Item::Error(Error::new(Reason::NotAnObject, Id::NULL));
+    }
+    // Two readers must never see two different calls: any duplicate of the four
+    // request members, and of result/error in a response, answers with a null id.
+    const CALL_DUPS: u8 = 0b1111;
+    if s.dup & CALL_DUPS != 0 {
+        let f = Field::ALL[s.dup.trailing_zeros() as usize];
+        return Item::Error(Error::new(Reason::Duplicate(f), Id::NULL));
+    }
+    let id_span = s.get(Field::Id);
+    let id = if id_span.is_present() {
+        let raw = id_span.of(input);
+        match raw[0] {
+            b'"' | b'-' | b'0'..=b'9' | b'n' => Some(Id::new_validated(raw)),
+            _ => return Item::Error(Error::new(Reason::IdWrongType, Id::NULL)),
+        }
+    } else {
+        None
+    };
+    let echo = id.unwrap_or(Id::NULL);
+    let fail = |r: Reason| Item::Error(Error::new(r, echo));
+
+    let method = s.get(Field::Method);
+    let (result, error) = (s.get(Field::Result), s.get(Field::Error));
+    if !method.is_present() && (result.is_present() || error.is_present()) {
+        return classify_response(input, s, id, result, error);
+    }
+
+    if let Err(r) = check_version(input, s) {
+        return fail(r);
+    }
+    if !method.is_present() {
+        return fail(Reason::MissingMethod);
+    }
+    let mraw = method.of(input);
+    if mraw[0] != b'"' {
+        return fail(Reason::MethodNotString);
+    }
+    let method = method_name(&mraw[1..mraw.len() - 1], s.escaped & (1 << Field::Method as u8) != 0, arena);
+
+    let params = s.get(Field::Params);
+    let params = if params.is_present() {
+        let raw = params.of(input);
+        match raw[0] {
+            b'[' | b'{' => Some(Params::new_validated(raw)),
+            b'n' => None, // `params: null` is treated as absent
+            _ => return fail(Reason::ParamsNotStructured),
+        }
+    } else {
+        None
+    };
+
+    match id {
+        Some(id) => Item::Request(Request { method, params, id }),
+        None => Item::Notification(Notification { method, params }),
+    }
+}
+
+fn check_version(input: &[u8], s: &ObjSpans) -> Result<(), Reason> {
+    let v = s.get(Field::Jsonrpc);
+    if !v.is_present() {
+        return Err(Reason::MissingVersion);
+    }
+    let raw = v.of(input);
+    let ok = raw == b"\"2.0\""
+        || (s.escaped & (1 << Field::Jsonrpc as u8) != 0
+            && unescape::escaped_eq(&raw[1..raw.len() - 1], b"2.0"));
+    if ok { Ok(()) } else { Err(Reason::WrongVersion) }
+}
+
+fn classify_response<'a>(
+    input: &'a [u8],
+    s: &ObjSpans,
+    id: Option<Id<'a>>,
+    result: Span,
+    error: Span,
+) -> Item<'a> {
+    let echo = id.unwrap_or(Id::NULL);
+    let fail = |r: Reason| Item::Error(Error::new(r, echo));
+    for f in [Field::Result, Field::Error] {
+        if s.dup & (1 << f as u8) != 0 {
+            return Item::Error(Error::new(Reason::Duplicate(f), Id::NULL));
+        }
+    }
+    if let Err(r) = check_version(input, s) {
+        return fail(r);
+    }
+    let Some(id) = id else { return fail(Reason::ResponseWithoutId) };
+    if result.is_present() && error.is_present() {
+        return fail(Reason::ResultAndError);
+    }
+    if result.is_present() {
+        let outcome = Ok(RawValue::new_validated(result.of(input)));
+        return Item::Response(Response { id, outcome });
+    }
+    let err = RawValue::new_validated(error.of(input));
+    if !is_error_object(err) {
+        return fail(Reason::MalformedErrorObject);
+    }
+    Item::Response(Response { id, outcome: Err(err) })
+}
+
+/// `{"code": <integer>, "message": <string>, ...}` (first occurrence of each counts).
+fn is_error_object(v: RawValue<'_>) -> bool {
+    let Some(members) = v.object_iter() else { return false };
+    let (mut code, mut message) = (None, None);
+    for (k, val) in members {
+        if code.is_none() && k.eq_str("code") {
+            code = Some(val);
+        } else if message.is_none() && k.eq_str("message") {
+            message = Some(val);
+        }
+    }
+    let int = code.is_some_and(|c| {
+        c.kind() == Kind::Number && !c.as_bytes().iter().any(|b| matches!(b, b'.' | b'e' | b'E'))
+    });
+    int && message.is_some_and(|m| m.kind() == Kind::String)
+}
+
+/// The method name: borrowed when it has no escapes, decoded into the arena otherwise.
+fn method_name<'a>(inner: &'a [u8], escaped: bool, arena: &'a Bump) -> Method<'a> {
+    if !escaped {
+        // The scanner validated the string as UTF-8.
+        return match core::str::from_utf8(inner) {
+            Ok(name) => Method { name, exact: true },
+            Err(_) => Method { name: "", exact: false },
+        };
+    }
+    let buf = arena.alloc_slice_fill_copy(inner.len(), 0u8);
+    let (n, exact) = unescape::decode_into(inner, buf);
+    match core::str::from_utf8(&buf[..n]) {
+        Ok(name) => Method { name, exact },
+        Err(_) => Method { name: "", exact: false },
+    }
+}

@@ -1,0 +1,503 @@
+//! The one-pass validating scanner.
+//!
+//! It checks a whole message against RFC 8259 (grammar, UTF-8, depth) and records
+//! the byte spans of the members that JSON-RPC cares about, at depth 1 (a single
+//! object) or depth 2 (the objects of a batch). Nesting below that is validated by
+//! an iterative loop whose only state is one bit per level, so the call stack never
+//! grows with the input.
+
+use super::Error;
+use super::error::{Field, Reason};
+use crate::simd;
+use crate::unescape;
+
+/// A half-open byte range `start..end` of the input; `end == 0` means absent
+/// (no JSON value is empty, so a present span always has `end > start`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+}
+
+impl Span {
+    #[inline]
+    pub(crate) fn is_present(self) -> bool {
+        self.end != 0
+    }
+
+    #[inline]
+    pub(crate) fn of(self, input: &[u8]) -> &[u8] {
+        &input[self.start as usize..self.end as usize]
+    }
+}
+
+/// What the scanner records about one object (the message, or one batch element).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ObjSpans {
+    /// The whole element (for batch elements; the whole message otherwise).
+    pub(crate) whole: Span,
+    /// Whether the element is an object at all.
+    pub(crate) is_object: bool,
+    /// Value spans of `jsonrpc`, `method`, `params`, `id`, `result`, `error`
+    /// (index = `Field as usize`); the first occurrence wins, later ones set `dup`.
+    pub(crate) members: [Span; 6],
+    /// Bit `f` set: member `f` appeared more than once.
+    pub(crate) dup: u8,
+    /// Bit `f` set: member `f`'s value is a string containing backslash escapes.
+    pub(crate) escaped: u8,
+}
+
+impl ObjSpans {
+    #[inline]
+    pub(crate) fn get(&self, f: Field) -> Span {
+        self.members[f as usize]
+    }
+}
+
+/// The top-level shape of a valid JSON message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// One object, recorded in the `top` spans.
+    Object,
+    /// An array of `len` elements; the first `min(len, record_limit)` were recorded.
+    Batch { len: usize },
+    /// A string, number or literal.
+    Scalar,
+}
+
+/// Where batch element spans go; implemented by the parser's reusable storage.
+pub(crate) trait ElemSink {
+    fn clear(&mut self);
+    fn push(&mut self, spans: ObjSpans);
+}
+
+/// The scanner's cursor. INVARIANT: `pos <= bytes.len()`; every byte before `pos`
+/// has been validated as part of the JSON text being scanned.
+pub(crate) struct Scanner<'a, 's> {
+    bytes: &'a [u8],
+    pos: usize,
+    max_depth: usize,
+    /// One bit per nesting level: 1 = array, 0 = object. Holds at least
+    /// `max_depth + 1` bits (sized once, with the parser).
+    stack: &'s mut [u64],
+}
+
+type Res<T> = Result<T, Error<'static>>;
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+impl<'a, 's> Scanner<'a, 's> {
+    pub(crate) fn new(bytes: &'a [u8], max_depth: usize, stack: &'s mut [u64]) -> Self {
+        debug_assert!(stack.len() * 64 > max_depth);
+        Scanner { bytes, pos: 0, max_depth, stack }
+    }
+
+    /// Scans a whole message: records the top object's spans into `top`, or the
+    /// first `record_limit` batch elements' spans into `elems`.
+    pub(crate) fn scan_message(
+        &mut self,
+        top: &mut ObjSpans,
+        elems: &mut impl ElemSink,
+        record_limit: usize,
+    ) -> Res<Shape> {
+        self.skip_ws();
+        let shape = match self.peek() {
+            None => return Err(Error::at(Reason::Empty, self.pos)),
+            Some(b'{') => {
+                *top = ObjSpans::default();
+                self.scan_object(1, top)?;
+                Shape::Object
+            }
+            Some(b'[') => {
+                elems.clear();
+                let len = self.scan_batch(elems, record_limit)?;
+                Shape::Batch { len }
+            }
+            Some(0xEF) if self.bytes[self.pos..].starts_with(&[0xEF, 0xBB, 0xBF]) => {
+                return Err(Error::at(Reason::ByteOrderMark, self.pos));
+            }
+            Some(_) => {
+                self.scan_value(1)?;
+                Shape::Scalar
+            }
+        };
+        self.skip_ws();
+        if self.pos != self.bytes.len() {
+            return Err(Error::at(Reason::TrailingBytes, self.pos));
+        }
+        Ok(shape)
+    }
+
+    /// Validates that the whole input is exactly one JSON text.
+    pub(crate) fn validate(&mut self) -> Res<()> {
+        self.skip_ws();
+        match self.peek() {
+            None => return Err(Error::at(Reason::Empty, self.pos)),
+            Some(0xEF) if self.bytes[self.pos..].starts_with(&[0xEF, 0xBB, 0xBF]) => {
+                return Err(Error::at(Reason::ByteOrderMark, self.pos));
+            }
+            Some(_) => self.scan_value(1)?,
+        }
+        self.skip_ws();
+        if self.pos != self.bytes.len() {
+            return Err(Error::at(Reason::TrailingBytes, self.pos));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(&b) = self.bytes.get(self.pos) {
+            if !is_ws(b) {
+                break;
+            }
+            self.pos += 1;
+        }
+    }
+
+    #[cold]
+    fn unexpected(&self) -> Error<'static> {
+        if self.pos >= self.bytes.len() {
+            Error::at(Reason::UnexpectedEnd, self.pos)
+        } else {
+            Error::at(Reason::UnexpectedByte, self.pos)
+        }
+    }
+
+    #[inline]
+    fn expect(&mut self, b: u8) -> Res<()> {
+        if self.peek() == Some(b) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    /// Scans an array that is a batch: each element at depth 2.
+    fn scan_batch(&mut self, elems: &mut impl ElemSink, record_limit: usize) -> Res<usize> {
+        self.pos += 1; // '['
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(0);
+        }
+        let mut n = 0usize;
+        loop {
+            self.skip_ws();
+            let start = self.pos;
+            let mut spans = ObjSpans::default();
+            if self.peek() == Some(b'{') {
+                self.scan_object(2, &mut spans)?;
+            } else {
+                self.scan_value(2)?;
+            }
+            if n < record_limit {
+                spans.whole = Span { start: start as u32, end: self.pos as u32 };
+                elems.push(spans);
+            }
+            n += 1;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(n);
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+    }
+
+    /// Scans an object at `depth` whose members JSON-RPC cares about.
+    fn scan_object(&mut self, depth: usize, spans: &mut ObjSpans) -> Res<()> {
+        if depth > self.max_depth {
+            return Err(Error::at(Reason::TooDeep, self.pos).with_limit(self.max_depth));
+        }
+        let start = self.pos;
+        spans.is_object = true;
+        self.pos += 1; // '{'
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            spans.whole = Span { start: start as u32, end: self.pos as u32 };
+            return Ok(());
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.unexpected());
+            }
+            let ks = self.pos;
+            let key_escaped = self.scan_string()?;
+            let field = identify_key(&self.bytes[ks + 1..self.pos - 1], key_escaped);
+            self.skip_ws();
+            self.expect(b':')?;
+            self.skip_ws();
+            let vs = self.pos;
+            let value_escaped = match self.peek() {
+                Some(b'"') => self.scan_string()?,
+                _ => {
+                    self.scan_value(depth + 1)?;
+                    false
+                }
+            };
+            if let Some(f) = field {
+                let i = f as usize;
+                if spans.members[i].is_present() {
+                    spans.dup |= 1 << i;
+                } else {
+                    spans.members[i] = Span { start: vs as u32, end: self.pos as u32 };
+                    if value_escaped {
+                        spans.escaped |= 1 << i;
+                    }
+                }
+            }
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    spans.whole = Span { start: start as u32, end: self.pos as u32 };
+                    return Ok(());
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+    }
+
+    /// Scans any value whose first byte is at `pos`; containers count as `depth`.
+    #[inline]
+    fn scan_value(&mut self, depth: usize) -> Res<()> {
+        match self.peek() {
+            Some(b'"') => self.scan_string().map(|_| ()),
+            Some(b'{' | b'[') => self.scan_nested(depth),
+            Some(b'-' | b'0'..=b'9') => self.scan_number(),
+            Some(b't') => self.scan_literal(b"true"),
+            Some(b'f') => self.scan_literal(b"false"),
+            Some(b'n') => self.scan_literal(b"null"),
+            _ => Err(self.unexpected()),
+        }
+    }
+
+    fn scan_literal(&mut self, lit: &[u8]) -> Res<()> {
+        if self.bytes[self.pos..].starts_with(lit) {
+            self.pos += lit.len();
+            Ok(())
+        } else {
+            Err(Error::at(Reason::InvalidLiteral, self.pos))
+        }
+    }
+
+    fn scan_number(&mut self) -> Res<()> {
+        let start = self.pos;
+        let b = self.bytes;
+        let mut p = self.pos;
+        let digit = |p: usize| matches!(b.get(p), Some(b'0'..=b'9'));
+        let bad = |p: usize| Err(Error::at(Reason::InvalidNumber, p.max(start)));
+        if b.get(p) == Some(&b'-') {
+            p += 1;
+        }
+        match b.get(p) {
+            Some(b'0') => p += 1,
+            Some(b'1'..=b'9') => {
+                p += 1;
+                while digit(p) {
+                    p += 1;
+                }
+            }
+            _ => return bad(p),
+        }
+        if b.get(p) == Some(&b'.') {
+            p += 1;
+            if !digit(p) {
+                return bad(p);
+            }
+            while digit(p) {
+                p += 1;
+            }
+        }
+        if matches!(b.get(p), Some(b'e' | b'E')) {
+            p += 1;
+            if matches!(b.get(p), Some(b'+' | b'-')) {
+                p += 1;
+            }
+            if !digit(p) {
+                return bad(p);
+            }
+            while digit(p) {
+                p += 1;
+            }
+        }
+        // A number must not run into another number-ish byte ("01", "1.").
+        if matches!(b.get(p), Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')) {
+            return bad(p);
+        }
+        self.pos = p;
+        Ok(())
+    }
+
+    /// Scans a string starting at its opening quote; returns whether it holds escapes.
+    #[inline]
+    fn scan_string(&mut self) -> Res<bool> {
+        let b = self.bytes;
+        let mut p = self.pos + 1;
+        let mut escaped = false;
+        loop {
+            p = simd::find_special(b, p);
+            match b.get(p) {
+                Some(b'"') => {
+                    self.pos = p + 1;
+                    return Ok(escaped);
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    p = unescape::check_escape(b, p)
+                        .ok_or(Error::at(Reason::InvalidEscape, p))?;
+                }
+                Some(&c) if c < 0x20 => return Err(Error::at(Reason::ControlCharacter, p)),
+                Some(_) => {
+                    p = utf8_char_end(b, p).ok_or(Error::at(Reason::InvalidUtf8, p))?;
+                }
+                None => return Err(Error::at(Reason::UnexpectedEnd, p)),
+            }
+        }
+    }
+
+    /// Validates an array or object at `depth` and everything inside it, without
+    /// recursion: one bit per open level records whether it is an array.
+    fn scan_nested(&mut self, base: usize) -> Res<()> {
+        // The depth of the container about to be opened (`pos` is at its bracket).
+        let mut depth = base;
+        'open: loop {
+            if depth > self.max_depth {
+                return Err(Error::at(Reason::TooDeep, self.pos).with_limit(self.max_depth));
+            }
+            let is_array = self.bytes[self.pos] == b'[';
+            self.set_level(depth, is_array);
+            self.pos += 1;
+            self.skip_ws();
+            // `level`: the container we are in, right after one of its values.
+            let mut level;
+            if self.peek() == Some(if is_array { b']' } else { b'}' }) {
+                self.pos += 1;
+                level = depth - 1; // the empty container was a value of its parent
+            } else {
+                if !is_array {
+                    self.scan_key()?;
+                }
+                if matches!(self.peek(), Some(b'{' | b'[')) {
+                    depth += 1;
+                    continue 'open;
+                }
+                self.scan_value(depth + 1)?; // a scalar: no recursion
+                level = depth;
+            }
+            loop {
+                if level < base {
+                    return Ok(());
+                }
+                self.skip_ws();
+                let in_array = self.level_is_array(level);
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_ws();
+                        if !in_array {
+                            self.scan_key()?;
+                        }
+                        if matches!(self.peek(), Some(b'{' | b'[')) {
+                            depth = level + 1;
+                            continue 'open;
+                        }
+                        self.scan_value(level + 1)?; // a scalar: no recursion
+                    }
+                    Some(b']') if in_array => {
+                        self.pos += 1;
+                        level -= 1;
+                    }
+                    Some(b'}') if !in_array => {
+                        self.pos += 1;
+                        level -= 1;
+                    }
+                    _ => return Err(self.unexpected()),
+                }
+            }
+        }
+    }
+
+    /// Scans `"key" :` and the whitespace after it.
+    #[inline]
+    fn scan_key(&mut self) -> Res<()> {
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected());
+        }
+        self.scan_string()?;
+        self.skip_ws();
+        self.expect(b':')?;
+        self.skip_ws();
+        Ok(())
+    }
+
+    #[inline]
+    fn set_level(&mut self, depth: usize, is_array: bool) {
+        let (w, bit) = (depth / 64, depth % 64);
+        if is_array {
+            self.stack[w] |= 1 << bit;
+        } else {
+            self.stack[w] &= !(1 << bit);
+        }
+    }
+
+    #[inline]
+    fn level_is_array(&self, depth: usize) -> bool {
+        self.stack[depth / 64] >> (depth % 64) & 1 == 1
+    }
+}
+
+/// Which JSON-RPC member a key names (after unescaping), if any.
+#[inline]
+fn identify_key(inner: &[u8], escaped: bool) -> Option<Field> {
+    if !escaped {
+        return match inner {
+            b"jsonrpc" => Some(Field::Jsonrpc),
+            b"method" => Some(Field::Method),
+            b"params" => Some(Field::Params),
+            b"id" => Some(Field::Id),
+            b"result" => Some(Field::Result),
+            b"error" => Some(Field::Error),
+            _ => None,
+        };
+    }
+    Field::ALL
+        .into_iter()
+        .find(|f| unescape::escaped_eq(inner, f.name().as_bytes()))
+}
+
+/// If a valid UTF-8 scalar value (RFC 3629) starts at `p`, the index after it.
+#[inline]
+pub(crate) fn utf8_char_end(b: &[u8], p: usize) -> Option<usize> {
+    let c0 = *b.get(p)?;
+    let cont = |i: usize, lo: u8, hi: u8| matches!(b.get(p + i), Some(&c) if (lo..=hi).contains(&c));
+    let ok = match c0 {
+        0xC2..=0xDF => cont(1, 0x80, 0xBF).then_some(2),
+        0xE0 => (cont(1, 0xA0, 0xBF) && cont(2, 0x80, 0xBF)).then_some(3),
+        0xE1..=0xEC | 0xEE..=0xEF => (cont(1, 0x80, 0xBF) && cont(2, 0x80, 0xBF)).then_some(3),
+        0xED => (cont(1, 0x80, 0x9F) && cont(2, 0x80, 0xBF)).then_some(3),
+        0xF0 => (cont(1, 0x90, 0xBF) && cont(2, 0x80, 0xBF) && cont(3, 0x80, 0xBF)).then_some(4),
+        0xF1..=0xF3 => {
+            (cont(1, 0x80, 0xBF) && cont(2, 0x80, 0xBF) && cont(3, 0x80, 0xBF)).then_some(4)
+        }
+        0xF4 => (cont(1, 0x80, 0x8F) && cont(2, 0x80, 0xBF) && cont(3, 0x80, 0xBF)).then_some(4),
+        _ => None,
+    };
+    ok.map(|n| p + n)
+}

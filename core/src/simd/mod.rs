@@ -1,0 +1,15 @@
+//! String-body scanning kernels: find the next byte inside a JSON string that
+//! needs attention (`"`, `\`, a control byte below 0x20, or a non-ASCII byte).
+//!
+//! One file per backend; [`runtime`] picks one once per process and caches it.
+//! The scalar kernel is always compiled and is the reference the others are
+//! tested against, for all 256 byte values at every position.
+
+pub(crate) mod runtime;
+pub(crate) mod scalar;
+#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+pub(crate) mod sse2;
+#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+pub(crate) mod avx2;
+
+pub(crate) use runtime::find_special;

@@ -1,0 +1,97 @@
+//! Picks a kernel once per process and caches the choice.
+
+#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+mod imp {
+    use core::sync::atomic::{AtomicU8, Ordering};
+
+    const UNKNOWN: u8 = 0;
+    const SSE2: u8 = 1;
+    const AVX2: u8 = 2;
+    static CHOICE: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+    #[cold]
+    fn detect() -> u8 {
+        let c = if super::super::avx2::is_available() { AVX2 } else { SSE2 };
+        CHOICE.store(c, Ordering::Relaxed);
+        c
+    }
+
+    /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
+    #[inline]
+    pub(crate) fn find_special(bytes: &[u8], from: usize) -> usize {
+        // Short tails are common (keys, method names): no dispatch for them.
+        if bytes.len() - from < 32 {
+            return super::super::sse2::find_special(bytes, from);
+        }
+        let mut c = CHOICE.load(Ordering::Relaxed);
+        if c == UNKNOWN {
+            c = detect();
+        }
+        if c == AVX2 {
+            // SAFETY: AVX2 was detected on this CPU by `detect`.
+            unsafe { super::super::avx2::find_special(bytes, from) }
+        } else {
+            super::super::sse2::find_special(bytes, from)
+        }
+    }
+
+    /// The name of the kernel in use, for benches and reports.
+    pub(crate) fn backend() -> &'static str {
+        let mut c = CHOICE.load(Ordering::Relaxed);
+        if c == UNKNOWN {
+            c = detect();
+        }
+        if c == AVX2 { "avx2" } else { "sse2" }
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri))))]
+mod imp {
+    /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
+    #[inline]
+    pub(crate) fn find_special(bytes: &[u8], from: usize) -> usize {
+        super::super::scalar::find_special(bytes, from)
+    }
+
+    /// The name of the kernel in use, for benches and reports.
+    pub(crate) fn backend() -> &'static str {
+        "scalar"
+    }
+}
+
+pub(crate) use imp::{backend, find_special};
+
+#[cfg(test)]
+mod tests {
+    use super::super::scalar;
+
+    /// Every kernel agrees with the scalar table for every byte value at every
+    /// position of a 70-byte buffer (covers the 32-, 16- and 8-byte steps and tails).
+    #[test]
+    fn kernels_match_scalar_for_all_bytes() {
+        let len = if cfg!(miri) { 20 } else { 70 };
+        for b in 0..=255u8 {
+            for pos in 0..len {
+                let mut buf = vec![b'a'; len];
+                buf[pos] = b;
+                for from in [0, 1, 3, pos.min(5)] {
+                    let want = scalar::find_special(&buf, from);
+                    let naive = (from..len)
+                        .find(|&i| scalar::SPECIAL[buf[i] as usize])
+                        .unwrap_or(len);
+                    assert_eq!(want, naive, "scalar byte {b:#x} pos {pos} from {from}");
+                    assert_eq!(super::find_special(&buf, from), want, "runtime {b:#x} {pos}");
+                    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+                    {
+                        assert_eq!(super::super::sse2::find_special(&buf, from), want);
+                        if super::super::avx2::is_available() {
+                            // SAFETY: AVX2 availability was just checked.
+                            let got = unsafe { super::super::avx2::find_special(&buf, from) };
+                            assert_eq!(got, want, "avx2 byte {b:#x} pos {pos}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! The `switchboard` binary.
+fn main() {}
