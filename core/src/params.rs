@@ -131,17 +131,24 @@ impl<'a> RawValue<'a> {
 
     /// Whether this is a string whose unescaped value equals `s`.
     pub fn str_eq(&self, s: &str) -> bool {
-        self.as_raw_str().is_some_and(|raw| unescape::escaped_eq(raw, s.as_bytes()))
+        self.as_raw_str()
+            .is_some_and(|raw| unescape::escaped_eq(raw, s.as_bytes()))
     }
 
     /// The elements, if this is an array.
     pub fn array_iter(&self) -> Option<Elements<'a>> {
-        (self.kind() == Kind::Array).then(|| Elements { b: self.bytes, pos: 1 })
+        (self.kind() == Kind::Array).then(|| Elements {
+            b: self.bytes,
+            pos: 1,
+        })
     }
 
     /// The members, if this is an object.
     pub fn object_iter(&self) -> Option<Members<'a>> {
-        (self.kind() == Kind::Object).then(|| Members { b: self.bytes, pos: 1 })
+        (self.kind() == Kind::Object).then(|| Members {
+            b: self.bytes,
+            pos: 1,
+        })
     }
 
     /// Typed extraction through serde (borrowing strings where they hold no escapes).
@@ -190,7 +197,9 @@ pub struct Params<'a> {
 impl<'a> Params<'a> {
     pub(crate) fn new_validated(bytes: &'a [u8]) -> Self {
         debug_assert!(matches!(bytes.first(), Some(b'[' | b'{')));
-        Params { raw: RawValue::new_validated(bytes) }
+        Params {
+            raw: RawValue::new_validated(bytes),
+        }
     }
 
     /// The params as a raw value.
@@ -220,12 +229,26 @@ impl<'a> Params<'a> {
 
     /// The positional elements (empty for named params).
     pub fn iter(&self) -> Elements<'a> {
-        Elements { b: self.raw.bytes, pos: if self.is_array() { 1 } else { self.raw.bytes.len() } }
+        Elements {
+            b: self.raw.bytes,
+            pos: if self.is_array() {
+                1
+            } else {
+                self.raw.bytes.len()
+            },
+        }
     }
 
     /// The named members (empty for positional params).
     pub fn members(&self) -> Members<'a> {
-        Members { b: self.raw.bytes, pos: if self.is_object() { 1 } else { self.raw.bytes.len() } }
+        Members {
+            b: self.raw.bytes,
+            pos: if self.is_object() {
+                1
+            } else {
+                self.raw.bytes.len()
+            },
+        }
     }
 
     /// The `i`-th positional element.
@@ -283,7 +306,11 @@ impl<'a> Key<'a> {
                 let (na, ea) = unescape::decode_into(self.inner, &mut a);
                 let (nb, eb) = unescape::decode_into(other.inner, &mut b);
                 // Lone surrogates decode lossily: compare raw then.
-                if ea && eb { a[..na] == b[..nb] } else { self.inner == other.inner }
+                if ea && eb {
+                    a[..na] == b[..nb]
+                } else {
+                    self.inner == other.inner
+                }
             }
         }
     }
@@ -337,7 +364,12 @@ impl<'a> Iterator for Members<'a> {
         let vs = skip_ws(self.b, colon + 1);
         let ve = skip_value(self.b, vs);
         self.pos = skip_ws(self.b, ve) + 1;
-        Some((Key { inner: &self.b[ks + 1..ke - 1] }, RawValue::new_validated(&self.b[vs..ve])))
+        Some((
+            Key {
+                inner: &self.b[ks + 1..ke - 1],
+            },
+            RawValue::new_validated(&self.b[vs..ve]),
+        ))
     }
 }
 
@@ -411,7 +443,12 @@ fn check_unique(members: Members<'_>) -> Result<(), ParamsError> {
         if n == SMALL {
             // Many members: fall back to a set of decoded names.
             let mut set = std::collections::HashSet::new();
-            for key in seen.iter().copied().chain(std::iter::once(k)).chain(members.map(|(k, _)| k)) {
+            for key in seen
+                .iter()
+                .copied()
+                .chain(std::iter::once(k))
+                .chain(members.map(|(k, _)| k))
+            {
                 let mut buf = vec![0u8; key.inner.len()];
                 let (len, exact) = unescape::decode_into(key.inner, &mut buf);
                 buf.truncate(len);
@@ -440,7 +477,10 @@ pub struct ParamsError {
 
 impl ParamsError {
     fn mismatch(e: serde_json::Error) -> Self {
-        ParamsError { duplicate: false, detail: e.to_string() }
+        ParamsError {
+            duplicate: false,
+            detail: e.to_string(),
+        }
     }
 
     fn duplicate(k: Key<'_>) -> Self {

@@ -36,7 +36,10 @@ fn decode(inner: &[u8], mut emit: impl FnMut(&[u8]) -> bool) -> (bool, bool) {
     let mut exact = true;
     let mut i = 0;
     while i < inner.len() {
-        let run_end = inner[i..].iter().position(|&c| c == b'\\').map_or(inner.len(), |k| i + k);
+        let run_end = inner[i..]
+            .iter()
+            .position(|&c| c == b'\\')
+            .map_or(inner.len(), |k| i + k);
         if run_end > i {
             if !emit(&inner[i..run_end]) {
                 return (false, exact);
@@ -47,7 +50,9 @@ fn decode(inner: &[u8], mut emit: impl FnMut(&[u8]) -> bool) -> (bool, bool) {
         // inner[i] == '\\'; the scanner validated the escape.
         let (ch, next): (u32, usize) = match inner.get(i + 1) {
             Some(b'u') => {
-                let Some(u) = hex4(inner, i + 2) else { return (false, false) };
+                let Some(u) = hex4(inner, i + 2) else {
+                    return (false, false);
+                };
                 match u {
                     0xD800..=0xDBFF => {
                         let low = (inner.get(i + 6) == Some(&b'\\')
@@ -56,9 +61,10 @@ fn decode(inner: &[u8], mut emit: impl FnMut(&[u8]) -> bool) -> (bool, bool) {
                         .flatten()
                         .filter(|l| (0xDC00..=0xDFFF).contains(l));
                         match low {
-                            Some(l) => {
-                                (0x10000 + ((u as u32 - 0xD800) << 10) + (l as u32 - 0xDC00), i + 12)
-                            }
+                            Some(l) => (
+                                0x10000 + ((u as u32 - 0xD800) << 10) + (l as u32 - 0xDC00),
+                                i + 12,
+                            ),
                             None => {
                                 exact = false;
                                 (0xFFFD, i + 6)
@@ -86,7 +92,9 @@ fn decode(inner: &[u8], mut emit: impl FnMut(&[u8]) -> bool) -> (bool, bool) {
             None => return (false, false),
         };
         let mut buf = [0u8; 4];
-        let s = char::from_u32(ch).unwrap_or('\u{FFFD}').encode_utf8(&mut buf);
+        let s = char::from_u32(ch)
+            .unwrap_or('\u{FFFD}')
+            .encode_utf8(&mut buf);
         if !emit(s.as_bytes()) {
             return (false, exact);
         }
@@ -133,12 +141,18 @@ mod tests {
 
     #[test]
     fn decodes_every_escape() {
-        assert_eq!(dec(r#"a\"b\\c\/d\be\ff\ng\rh\ti"#).0, "a\"b\\c/d\u{8}e\u{c}f\ng\rh\ti");
+        assert_eq!(
+            dec(r#"a\"b\\c\/d\be\ff\ng\rh\ti"#).0,
+            "a\"b\\c/d\u{8}e\u{c}f\ng\rh\ti"
+        );
         assert_eq!(dec(r"su\u0062tract"), ("subtract".into(), true));
         assert_eq!(dec(r"\uD834\uDD1E"), ("\u{1D11E}".into(), true));
         assert_eq!(dec(r"\u00e9\u20AC"), ("é€".into(), true));
         assert_eq!(dec(r"x\ud800"), ("x\u{FFFD}".into(), false));
-        assert_eq!(dec(r"\udc00\ud800\u0041"), ("\u{FFFD}\u{FFFD}A".into(), false));
+        assert_eq!(
+            dec(r"\udc00\ud800\u0041"),
+            ("\u{FFFD}\u{FFFD}A".into(), false)
+        );
         assert_eq!(dec(r"\ud800\ud800"), ("\u{FFFD}\u{FFFD}".into(), false));
     }
 
@@ -154,8 +168,20 @@ mod tests {
 
     #[test]
     fn check_escape_accepts_only_json_escapes() {
-        for (s, ok) in [(&br"\n"[..], true), (br"\u12aF", true), (br"\u12g0", false), (br"\x", false), (br"\u12", false), (br"\", false)] {
-            assert_eq!(check_escape(s, 0).is_some(), ok, "{:?}", std::str::from_utf8(s));
+        for (s, ok) in [
+            (&br"\n"[..], true),
+            (br"\u12aF", true),
+            (br"\u12g0", false),
+            (br"\x", false),
+            (br"\u12", false),
+            (br"\", false),
+        ] {
+            assert_eq!(
+                check_escape(s, 0).is_some(),
+                ok,
+                "{:?}",
+                std::str::from_utf8(s)
+            );
         }
     }
 }

@@ -1,2 +1,69 @@
 //! The `switchboard` binary.
-fn main() {}
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use mimalloc::MiMalloc;
+use switchboard::Parser;
+
+#[global_allocator]
+static GLOBAL: MiMalloc = MiMalloc;
+
+const USAGE: &str = "\
+switchboard: a zero-copy JSON-RPC 2.0 core
+
+Usage:
+  switchboard inspect [FILE]   describe what the parser sees in one message
+                               (reads standard input when FILE is absent or -)
+  switchboard --version
+  switchboard --help
+";
+
+fn read_input(path: Option<&str>) -> std::io::Result<Vec<u8>> {
+    match path {
+        None | Some("-") => {
+            let mut buf = Vec::new();
+            std::io::stdin().lock().read_to_end(&mut buf)?;
+            Ok(buf)
+        }
+        Some(p) => std::fs::read(p),
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["inspect", rest @ ..] if rest.len() <= 1 => {
+            let input = match read_input(rest.first().copied()) {
+                Ok(b) => b,
+                Err(e) => {
+                    eprintln!(
+                        "switchboard: cannot read {}: {e}",
+                        rest.first().unwrap_or(&"stdin")
+                    );
+                    return ExitCode::from(2);
+                }
+            };
+            let mut parser = Parser::new();
+            let line = switchboard_server::inspect::describe(&mut parser, &input);
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{line}").is_err() {
+                return ExitCode::from(1);
+            }
+            ExitCode::SUCCESS
+        }
+        ["--version" | "-V"] => {
+            println!("switchboard {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        ["--help" | "-h" | "help"] => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprint!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}

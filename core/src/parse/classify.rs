@@ -48,7 +48,11 @@ pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, arena: &'a Bump) -> It
     if mraw[0] != b'"' {
         return fail(Reason::MethodNotString);
     }
-    let method = method_name(&mraw[1..mraw.len() - 1], s.escaped & (1 << Field::Method as u8) != 0, arena);
+    let method = method_name(
+        &mraw[1..mraw.len() - 1],
+        s.escaped & (1 << Field::Method as u8) != 0,
+        arena,
+    );
 
     let params = s.get(Field::Params);
     let params = if params.is_present() {
@@ -77,7 +81,11 @@ fn check_version(input: &[u8], s: &ObjSpans) -> Result<(), Reason> {
     let ok = raw == b"\"2.0\""
         || (s.escaped & (1 << Field::Jsonrpc as u8) != 0
             && unescape::escaped_eq(&raw[1..raw.len() - 1], b"2.0"));
-    if ok { Ok(()) } else { Err(Reason::WrongVersion) }
+    if ok {
+        Ok(())
+    } else {
+        Err(Reason::WrongVersion)
+    }
 }
 
 fn classify_response<'a>(
@@ -97,7 +105,9 @@ fn classify_response<'a>(
     if let Err(r) = check_version(input, s) {
         return fail(r);
     }
-    let Some(id) = id else { return fail(Reason::ResponseWithoutId) };
+    let Some(id) = id else {
+        return fail(Reason::ResponseWithoutId);
+    };
     if result.is_present() && error.is_present() {
         return fail(Reason::ResultAndError);
     }
@@ -109,12 +119,17 @@ fn classify_response<'a>(
     if !is_error_object(err) {
         return fail(Reason::MalformedErrorObject);
     }
-    Item::Response(Response { id, outcome: Err(err) })
+    Item::Response(Response {
+        id,
+        outcome: Err(err),
+    })
 }
 
 /// `{"code": <integer>, "message": <string>, ...}` (first occurrence of each counts).
 fn is_error_object(v: RawValue<'_>) -> bool {
-    let Some(members) = v.object_iter() else { return false };
+    let Some(members) = v.object_iter() else {
+        return false;
+    };
     let (mut code, mut message) = (None, None);
     for (k, val) in members {
         if code.is_none() && k.eq_str("code") {
@@ -135,13 +150,19 @@ fn method_name<'a>(inner: &'a [u8], escaped: bool, arena: &'a Bump) -> Method<'a
         // The scanner validated the string as UTF-8.
         return match core::str::from_utf8(inner) {
             Ok(name) => Method { name, exact: true },
-            Err(_) => Method { name: "", exact: false },
+            Err(_) => Method {
+                name: "",
+                exact: false,
+            },
         };
     }
     let buf = arena.alloc_slice_fill_copy(inner.len(), 0u8);
     let (n, exact) = unescape::decode_into(inner, buf);
     match core::str::from_utf8(&buf[..n]) {
         Ok(name) => Method { name, exact },
-        Err(_) => Method { name: "", exact: false },
+        Err(_) => Method {
+            name: "",
+            exact: false,
+        },
     }
 }

@@ -169,8 +169,8 @@ impl Reason {
             Empty | ByteOrderMark | UnexpectedByte | UnexpectedEnd | TrailingBytes
             | InvalidUtf8 | ControlCharacter | InvalidEscape | InvalidNumber | InvalidLiteral
             | TooDeep => Code::ParseError,
-            TooLarge | EmptyBatch | BatchTooLong | BatchesDisabled | NotAnObject
-            | Duplicate(_) | MissingVersion | WrongVersion | MissingMethod | MethodNotString
+            TooLarge | EmptyBatch | BatchTooLong | BatchesDisabled | NotAnObject | Duplicate(_)
+            | MissingVersion | WrongVersion | MissingMethod | MethodNotString
             | ParamsNotStructured | IdWrongType | ResponseWithoutId | ResultAndError
             | MalformedErrorObject => Code::InvalidRequest,
             UnknownMethod => Code::MethodNotFound,
@@ -265,11 +265,21 @@ pub struct Error<'a> {
 impl<'a> Error<'a> {
     /// An error answered with `id` (use [`Id::NULL`] when no id can be echoed).
     pub const fn new(reason: Reason, id: Id<'a>) -> Self {
-        Error { reason, id, offset: None, limit: None }
+        Error {
+            reason,
+            id,
+            offset: None,
+            limit: None,
+        }
     }
 
     pub(crate) const fn at(reason: Reason, offset: usize) -> Self {
-        Error { reason, id: Id::NULL, offset: Some(offset), limit: None }
+        Error {
+            reason,
+            id: Id::NULL,
+            offset: Some(offset),
+            limit: None,
+        }
     }
 
     pub(crate) const fn with_limit(mut self, limit: usize) -> Self {
@@ -304,13 +314,23 @@ impl<'a> Error<'a> {
 
     /// The error's `data` member: a JSON object, written by its `Display`.
     pub const fn data(&self) -> ErrorData {
-        ErrorData { reason: self.reason, offset: self.offset, limit: self.limit }
+        ErrorData {
+            reason: self.reason,
+            offset: self.offset,
+            limit: self.limit,
+        }
     }
 }
 
 impl fmt::Display for Error<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}): {}", self.code().message(), self.code().as_i32(), self.reason)?;
+        write!(
+            f,
+            "{} ({}): {}",
+            self.code().message(),
+            self.code().as_i32(),
+            self.reason
+        )?;
         if let Some(o) = self.offset {
             write!(f, " at byte {o}")?;
         }

@@ -113,7 +113,12 @@ impl PartialEq<&str> for Method<'_> {
 
 impl fmt::Debug for Method<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Method({:?}{})", self.name, if self.exact { "" } else { ", inexact" })
+        write!(
+            f,
+            "Method({:?}{})",
+            self.name,
+            if self.exact { "" } else { ", inexact" }
+        )
     }
 }
 
@@ -231,7 +236,9 @@ impl<'a> Batch<'a> {
 
     /// The `i`-th element, classified.
     pub fn get(&self, i: usize) -> Option<Item<'a>> {
-        self.elems.get(i).map(|s| classify::classify(self.input, s, self.arena))
+        self.elems
+            .get(i)
+            .map(|s| classify::classify(self.input, s, self.arena))
     }
 
     /// The `i`-th element's exact bytes.
@@ -242,7 +249,9 @@ impl<'a> Batch<'a> {
     /// The elements, classified, in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Item<'a>> + 'a {
         let (input, arena) = (self.input, self.arena);
-        self.elems.iter().map(move |s| classify::classify(input, s, arena))
+        self.elems
+            .iter()
+            .map(move |s| classify::classify(input, s, arena))
     }
 }
 
@@ -330,7 +339,9 @@ impl Default for Parser {
 
 impl fmt::Debug for Parser {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Parser").field("config", &self.config).finish_non_exhaustive()
+        f.debug_struct("Parser")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }
 
@@ -366,7 +377,11 @@ impl Parser {
             );
         }
         // Record one element past the limit at most: the count is all that matters then.
-        let record = if cfg.allow_batches { cfg.max_batch_len } else { 0 };
+        let record = if cfg.allow_batches {
+            cfg.max_batch_len
+        } else {
+            0
+        };
         let mut scanner = Scanner::new(input, cfg.max_depth, &mut self.stack);
         let shape = match scanner.scan_message(&mut self.top, &mut self.elems, record) {
             Ok(shape) => shape,
@@ -400,8 +415,9 @@ impl Parser {
     /// ```
     pub fn validate(&mut self, input: &[u8]) -> Result<(), Error<'static>> {
         if input.len() > self.config.max_message_bytes {
-            return Err(Error::new(Reason::TooLarge, Id::NULL)
-                .with_limit(self.config.max_message_bytes));
+            return Err(
+                Error::new(Reason::TooLarge, Id::NULL).with_limit(self.config.max_message_bytes)
+            );
         }
         Scanner::new(input, self.config.max_depth, &mut self.stack).validate()
     }

@@ -92,7 +92,12 @@ fn is_ws(b: u8) -> bool {
 impl<'a, 's> Scanner<'a, 's> {
     pub(crate) fn new(bytes: &'a [u8], max_depth: usize, stack: &'s mut [u64]) -> Self {
         debug_assert!(stack.len() * 64 > max_depth);
-        Scanner { bytes, pos: 0, max_depth, stack }
+        Scanner {
+            bytes,
+            pos: 0,
+            max_depth,
+            stack,
+        }
     }
 
     /// Scans a whole message: records the top object's spans into `top`, or the
@@ -201,7 +206,10 @@ impl<'a, 's> Scanner<'a, 's> {
                 self.scan_value(2)?;
             }
             if n < record_limit {
-                spans.whole = Span { start: start as u32, end: self.pos as u32 };
+                spans.whole = Span {
+                    start: start as u32,
+                    end: self.pos as u32,
+                };
                 elems.push(spans);
             }
             n += 1;
@@ -228,7 +236,10 @@ impl<'a, 's> Scanner<'a, 's> {
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            spans.whole = Span { start: start as u32, end: self.pos as u32 };
+            spans.whole = Span {
+                start: start as u32,
+                end: self.pos as u32,
+            };
             return Ok(());
         }
         loop {
@@ -255,7 +266,10 @@ impl<'a, 's> Scanner<'a, 's> {
                 if spans.members[i].is_present() {
                     spans.dup |= 1 << i;
                 } else {
-                    spans.members[i] = Span { start: vs as u32, end: self.pos as u32 };
+                    spans.members[i] = Span {
+                        start: vs as u32,
+                        end: self.pos as u32,
+                    };
                     if value_escaped {
                         spans.escaped |= 1 << i;
                     }
@@ -266,7 +280,10 @@ impl<'a, 's> Scanner<'a, 's> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    spans.whole = Span { start: start as u32, end: self.pos as u32 };
+                    spans.whole = Span {
+                        start: start as u32,
+                        end: self.pos as u32,
+                    };
                     return Ok(());
                 }
                 _ => return Err(self.unexpected()),
@@ -338,7 +355,10 @@ impl<'a, 's> Scanner<'a, 's> {
             }
         }
         // A number must not run into another number-ish byte ("01", "1.").
-        if matches!(b.get(p), Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')) {
+        if matches!(
+            b.get(p),
+            Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+        ) {
             return bad(p);
         }
         self.pos = p;
@@ -360,8 +380,7 @@ impl<'a, 's> Scanner<'a, 's> {
                 }
                 Some(b'\\') => {
                     escaped = true;
-                    p = unescape::check_escape(b, p)
-                        .ok_or(Error::at(Reason::InvalidEscape, p))?;
+                    p = unescape::check_escape(b, p).ok_or(Error::at(Reason::InvalidEscape, p))?;
                 }
                 Some(&c) if c < 0x20 => return Err(Error::at(Reason::ControlCharacter, p)),
                 Some(_) => {
@@ -486,7 +505,8 @@ fn identify_key(inner: &[u8], escaped: bool) -> Option<Field> {
 #[inline]
 pub(crate) fn utf8_char_end(b: &[u8], p: usize) -> Option<usize> {
     let c0 = *b.get(p)?;
-    let cont = |i: usize, lo: u8, hi: u8| matches!(b.get(p + i), Some(&c) if (lo..=hi).contains(&c));
+    let cont =
+        |i: usize, lo: u8, hi: u8| matches!(b.get(p + i), Some(&c) if (lo..=hi).contains(&c));
     let ok = match c0 {
         0xC2..=0xDF => cont(1, 0x80, 0xBF).then_some(2),
         0xE0 => (cont(1, 0xA0, 0xBF) && cont(2, 0x80, 0xBF)).then_some(3),

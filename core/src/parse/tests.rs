@@ -21,36 +21,83 @@ fn err(m: &Message<'_>) -> (i32, Reason, String) {
     }
 }
 
-case!(request, br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
-    |m| matches!(m, Message::Request(r) if r.method() == "subtract" && r.id().as_bytes() == b"1"));
-case!(notification, br#"{"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]}"#,
-    |m| matches!(m, Message::Notification(n) if n.method() == "update"));
-case!(escaped_method, br#"{"jsonrpc":"2.0","method":"su\u0062tract","id":"a\"b"}"#,
-    |m| matches!(m, Message::Request(r) if r.method() == "subtract" && r.id().as_bytes() == br#""a\"b""#));
-case!(escaped_key, br#"{"json\u0072pc":"2.0","\u006dethod":"x","i\u0064":-0}"#,
-    |m| matches!(m, Message::Request(r) if r.method() == "x" && r.id().as_bytes() == b"-0"));
-case!(dup_escaped, br#"{"jsonrpc":"2.0","method":"a","m\u0065thod":"b","id":1}"#,
-    |m| err(&m) == (-32600, Reason::Duplicate(Field::Method), "null".into()));
-case!(lone_surrogate_method, br#"{"jsonrpc":"2.0","method":"\ud800","id":1}"#,
-    |m| matches!(m, Message::Request(r) if !r.method().is_exact() && r.method().lookup_key().is_none()));
-case!(parse_error, br#"{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]"#,
-    |m| err(&m).0 == -32700);
-case!(empty_batch, b"[]", |m| err(&m) == (-32600, Reason::EmptyBatch, "null".into()));
-case!(bad_batch, b"[1,2,3]", |m| matches!(m, Message::Batch(b) if b.len() == 3
-    && b.iter().all(|i| matches!(i, Item::Error(e) if e.reason() == Reason::NotAnObject))));
-case!(deep_ok, format!("{}{}", "[".repeat(128), "]".repeat(128)).as_bytes(),
-    |m| matches!(m, Message::Batch(b) if b.len() == 1));
-case!(deep_fail, format!("{}{}", "[".repeat(129), "]".repeat(129)).as_bytes(),
-    |m| err(&m).1 == Reason::TooDeep);
-case!(deep_obj, format!("{}1{}", r#"{"a":"#.repeat(129), "}".repeat(129)).as_bytes(),
-    |m| err(&m).1 == Reason::TooDeep);
+case!(
+    request,
+    br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
+    |m| matches!(m, Message::Request(r) if r.method() == "subtract" && r.id().as_bytes() == b"1")
+);
+case!(
+    notification,
+    br#"{"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]}"#,
+    |m| matches!(m, Message::Notification(n) if n.method() == "update")
+);
+case!(
+    escaped_method,
+    br#"{"jsonrpc":"2.0","method":"su\u0062tract","id":"a\"b"}"#,
+    |m| matches!(m, Message::Request(r) if r.method() == "subtract" && r.id().as_bytes() == br#""a\"b""#)
+);
+case!(
+    escaped_key,
+    br#"{"json\u0072pc":"2.0","\u006dethod":"x","i\u0064":-0}"#,
+    |m| matches!(m, Message::Request(r) if r.method() == "x" && r.id().as_bytes() == b"-0")
+);
+case!(
+    dup_escaped,
+    br#"{"jsonrpc":"2.0","method":"a","m\u0065thod":"b","id":1}"#,
+    |m| err(&m) == (-32600, Reason::Duplicate(Field::Method), "null".into())
+);
+case!(
+    lone_surrogate_method,
+    br#"{"jsonrpc":"2.0","method":"\ud800","id":1}"#,
+    |m| matches!(m, Message::Request(r) if !r.method().is_exact() && r.method().lookup_key().is_none())
+);
+case!(
+    parse_error,
+    br#"{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]"#,
+    |m| err(&m).0 == -32700
+);
+case!(empty_batch, b"[]", |m| err(&m)
+    == (-32600, Reason::EmptyBatch, "null".into()));
+case!(
+    bad_batch,
+    b"[1,2,3]",
+    |m| matches!(m, Message::Batch(b) if b.len() == 3
+    && b.iter().all(|i| matches!(i, Item::Error(e) if e.reason() == Reason::NotAnObject)))
+);
+case!(
+    deep_ok,
+    format!("{}{}", "[".repeat(128), "]".repeat(128)).as_bytes(),
+    |m| matches!(m, Message::Batch(b) if b.len() == 1)
+);
+case!(
+    deep_fail,
+    format!("{}{}", "[".repeat(129), "]".repeat(129)).as_bytes(),
+    |m| err(&m).1 == Reason::TooDeep
+);
+case!(
+    deep_obj,
+    format!("{}1{}", r#"{"a":"#.repeat(129), "}".repeat(129)).as_bytes(),
+    |m| err(&m).1 == Reason::TooDeep
+);
 case!(mixed_nesting, br#"{"jsonrpc":"2.0","method":"m","params":[{"a":[1,{"b":[]},{}],"c":{"d":"e"}},[[],[{}]]],"id":null}"#,
     |m| matches!(m, Message::Request(r) if r.id().is_null()));
-case!(nested_bad_comma, br#"{"jsonrpc":"2.0","method":"m","params":[{"a":1,}],"id":1}"#,
-    |m| err(&m).0 == -32700);
-case!(response_ok, br#"{"jsonrpc":"2.0","result":19,"id":1}"#,
-    |m| matches!(m, Message::Response(r) if r.result().unwrap().as_bytes() == b"19"));
-case!(response_err, br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}"#,
-    |m| matches!(m, Message::Response(r) if r.error().is_some()));
-case!(response_bad_err, br#"{"jsonrpc":"2.0","error":{"code":1.5,"message":"x"},"id":"1"}"#,
-    |m| err(&m) == (-32600, Reason::MalformedErrorObject, "\"1\"".into()));
+case!(
+    nested_bad_comma,
+    br#"{"jsonrpc":"2.0","method":"m","params":[{"a":1,}],"id":1}"#,
+    |m| err(&m).0 == -32700
+);
+case!(
+    response_ok,
+    br#"{"jsonrpc":"2.0","result":19,"id":1}"#,
+    |m| matches!(m, Message::Response(r) if r.result().unwrap().as_bytes() == b"19")
+);
+case!(
+    response_err,
+    br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}"#,
+    |m| matches!(m, Message::Response(r) if r.error().is_some())
+);
+case!(
+    response_bad_err,
+    br#"{"jsonrpc":"2.0","error":{"code":1.5,"message":"x"},"id":"1"}"#,
+    |m| err(&m) == (-32600, Reason::MalformedErrorObject, "\"1\"".into())
+);

@@ -5,11 +5,11 @@
 //! The scalar kernel is always compiled and is the reference the others are
 //! tested against, for all 256 byte values at every position.
 
+#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+pub(crate) mod avx2;
 pub(crate) mod runtime;
 pub(crate) mod scalar;
 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
 pub(crate) mod sse2;
-#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
-pub(crate) mod avx2;
 
 pub(crate) use runtime::find_special;

@@ -11,7 +11,11 @@ mod imp {
 
     #[cold]
     fn detect() -> u8 {
-        let c = if super::super::avx2::is_available() { AVX2 } else { SSE2 };
+        let c = if super::super::avx2::is_available() {
+            AVX2
+        } else {
+            SSE2
+        };
         CHOICE.store(c, Ordering::Relaxed);
         c
     }
@@ -80,7 +84,11 @@ mod tests {
                         .find(|&i| scalar::SPECIAL[buf[i] as usize])
                         .unwrap_or(len);
                     assert_eq!(want, naive, "scalar byte {b:#x} pos {pos} from {from}");
-                    assert_eq!(super::find_special(&buf, from), want, "runtime {b:#x} {pos}");
+                    assert_eq!(
+                        super::find_special(&buf, from),
+                        want,
+                        "runtime {b:#x} {pos}"
+                    );
                     #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
                     {
                         assert_eq!(super::super::sse2::find_special(&buf, from), want);
