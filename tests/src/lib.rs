@@ -1,1 +1,152 @@
 //! Test helpers shared by the conformance suites.
+//!
+//! - [`jsontestsuite_dir`]: where the JSONTestSuite corpus lives (never silently absent).
+//! - [`reference_accepts`]: an independent verdict on "is this exactly one JSON text
+//!   (RFC 8259, UTF-8) within our depth limit", built on `serde_json`, for
+//!   differential tests against [`switchboard::Parser::validate`].
+//! - [`json_depth`]: the nesting depth of a text, counted the way SPEC.md counts it.
+
+use std::path::{Path, PathBuf};
+
+/// The environment variable that overrides where the JSONTestSuite corpus is read
+/// from. It names the `test_parsing` folder (or a folder that holds `test_parsing/`).
+pub const JSONTESTSUITE_ENV: &str = "SWITCHBOARD_JSONTESTSUITE";
+
+/// The `test_parsing/` folder of the JSONTestSuite corpus.
+///
+/// Taken from [`JSONTESTSUITE_ENV`] when set, otherwise from
+/// `shared/data/jsontestsuite/test_parsing` beside the workspace.
+///
+/// # Panics
+/// When the folder does not exist: a suite that skips itself silently is a test
+/// that cannot fail, so a missing corpus fails loudly instead.
+pub fn jsontestsuite_dir() -> PathBuf {
+    let (dir, origin) = match std::env::var_os(JSONTESTSUITE_ENV) {
+        Some(v) => {
+            let p = PathBuf::from(v);
+            let nested = p.join("test_parsing");
+            (if nested.is_dir() { nested } else { p }, format!("${JSONTESTSUITE_ENV}"))
+        }
+        None => (
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../shared/data/jsontestsuite/test_parsing"),
+            "the default location (CARGO_MANIFEST_DIR/../../shared/data/jsontestsuite/test_parsing)"
+                .to_string(),
+        ),
+    };
+    assert!(
+        dir.is_dir(),
+        "JSONTestSuite corpus not found at {} (from {origin}).\n\
+         This suite never skips itself: provide the corpus (the `test_parsing/` folder of \
+         nst/JSONTestSuite, as copied into shared/data/jsontestsuite/) or point \
+         ${JSONTESTSUITE_ENV} at it.",
+        dir.display()
+    );
+    dir
+}
+
+/// Every file of a corpus folder as `(file name, bytes)`, sorted by name.
+///
+/// # Panics
+/// When the folder cannot be read, or holds no file at all.
+pub fn read_corpus(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|entry| {
+            let entry = entry.unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let bytes = std::fs::read(entry.path())
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", entry.path().display()));
+            (name, bytes)
+        })
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{} holds no file", dir.display());
+    files
+}
+
+/// The deepest nesting of arrays and objects in `bytes`, the outermost one being
+/// level 1 (brackets inside strings do not count). Meaningful for valid JSON; for
+/// other bytes it is a best effort that never panics.
+pub fn json_depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in bytes {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The reference verdict: is `bytes` exactly one JSON text (RFC 8259), in UTF-8,
+/// nested at most `max_depth` levels?
+///
+/// Built on `serde_json::from_str::<serde::de::IgnoredAny>`, whose behaviour was
+/// checked against its source (1.0.154) and is pinned by the `serde_json_facts`
+/// test in `tests/prop.rs`:
+/// - `from_slice` does **not** check UTF-8 inside strings when the target is
+///   `IgnoredAny`, so the bytes are checked with `std::str::from_utf8` first
+///   (outside strings JSON is ASCII-only, so "the whole text is UTF-8" is the
+///   same rule as RFC 8259 §8.1 for any text the grammar accepts).
+/// - `IgnoredAny` skips values iteratively: no recursion limit applies (the limit
+///   of 128 is for `Value` and typed targets, and it rejects 128 levels already),
+///   so the depth is checked here with [`json_depth`].
+/// - `IgnoredAny` checks the number grammar only, never the range: `1e400` and a
+///   10 000-digit integer are accepted, as SPEC.md wants ("passed through untouched").
+/// - Lone surrogate escapes (`"\ud800"`) are accepted, as SPEC.md wants.
+/// - A byte-order mark is refused (U+FEFF is not JSON whitespace), and so is
+///   anything but JSON whitespace after the value.
+pub fn reference_accepts_with_depth(bytes: &[u8], max_depth: usize) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() && json_depth(bytes) <= max_depth
+}
+
+/// [`reference_accepts_with_depth`] with the default limit of SPEC.md (128).
+pub fn reference_accepts(bytes: &[u8]) -> bool {
+    reference_accepts_with_depth(bytes, switchboard::ParserConfig::DEFAULT_MAX_DEPTH)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_counts_like_the_spec() {
+        assert_eq!(json_depth(b"1"), 0);
+        assert_eq!(json_depth(b"[]"), 1);
+        assert_eq!(json_depth(br#"{"a":[{}]}"#), 3);
+        assert_eq!(json_depth(br#"["[[[\"[", []]"#), 2);
+    }
+
+    #[test]
+    fn reference_verdicts() {
+        assert!(reference_accepts(br#" {"a":[1,2.5e-3,"\ud800",null]} "#));
+        assert!(reference_accepts(b"1e400"));
+        assert!(!reference_accepts(b"[\"\xff\"]"));
+        assert!(!reference_accepts(b"\xEF\xBB\xBF{}"));
+        assert!(!reference_accepts(b"{} x"));
+        assert!(!reference_accepts(b""));
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(reference_accepts(deep(128).as_bytes()));
+        assert!(!reference_accepts(deep(129).as_bytes()));
+    }
+}
