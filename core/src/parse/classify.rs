@@ -1,14 +1,14 @@
 //! Spans to [`Item`]: every rule of JSON-RPC 2.0 and every decision of SPEC.md.
 
-use bumpalo::Bump;
-
 use super::scan::{ObjSpans, Span};
 use super::{Error, Field, Id, Item, Method, Notification, Reason, Request, Response};
 use crate::params::{Kind, Params, RawValue};
 use crate::unescape;
 
 /// Classifies one recorded object (or non-object batch element).
-pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, arena: &'a Bump) -> Item<'a> {
+///
+/// `names` holds the decoded escaped method names (see `ObjSpans::decoded_method`).
+pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, names: &'a [u8]) -> Item<'a> {
     if !s.is_object {
         return Item::Error(Error::new(Reason::NotAnObject, Id::NULL));
     }
@@ -48,11 +48,27 @@ pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, arena: &'a Bump) -> It
     if mraw[0] != b'"' {
         return fail(Reason::MethodNotString);
     }
-    let method = method_name(
-        &mraw[1..mraw.len() - 1],
-        s.escaped & (1 << Field::Method as u8) != 0,
-        arena,
-    );
+    let method = if s.escaped & (1 << Field::Method as u8) != 0 {
+        match core::str::from_utf8(s.decoded_method.of(names)) {
+            Ok(name) => Method {
+                name,
+                exact: !s.method_inexact,
+            },
+            Err(_) => Method {
+                name: "",
+                exact: false,
+            },
+        }
+    } else {
+        // The scanner validated the string as UTF-8.
+        match core::str::from_utf8(&mraw[1..mraw.len() - 1]) {
+            Ok(name) => Method { name, exact: true },
+            Err(_) => Method {
+                name: "",
+                exact: false,
+            },
+        }
+    };
 
     let params = s.get(Field::Params);
     let params = if params.is_present() {
@@ -142,27 +158,4 @@ fn is_error_object(v: RawValue<'_>) -> bool {
         c.kind() == Kind::Number && !c.as_bytes().iter().any(|b| matches!(b, b'.' | b'e' | b'E'))
     });
     int && message.is_some_and(|m| m.kind() == Kind::String)
-}
-
-/// The method name: borrowed when it has no escapes, decoded into the arena otherwise.
-fn method_name<'a>(inner: &'a [u8], escaped: bool, arena: &'a Bump) -> Method<'a> {
-    if !escaped {
-        // The scanner validated the string as UTF-8.
-        return match core::str::from_utf8(inner) {
-            Ok(name) => Method { name, exact: true },
-            Err(_) => Method {
-                name: "",
-                exact: false,
-            },
-        };
-    }
-    let buf = arena.alloc_slice_fill_copy(inner.len(), 0u8);
-    let (n, exact) = unescape::decode_into(inner, buf);
-    match core::str::from_utf8(&buf[..n]) {
-        Ok(name) => Method { name, exact },
-        Err(_) => Method {
-            name: "",
-            exact: false,
-        },
-    }
 }

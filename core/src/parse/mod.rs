@@ -220,7 +220,7 @@ pub enum Item<'a> {
 pub struct Batch<'a> {
     input: &'a [u8],
     elems: &'a [ObjSpans],
-    arena: &'a Bump,
+    names: &'a [u8],
 }
 
 impl<'a> Batch<'a> {
@@ -238,7 +238,7 @@ impl<'a> Batch<'a> {
     pub fn get(&self, i: usize) -> Option<Item<'a>> {
         self.elems
             .get(i)
-            .map(|s| classify::classify(self.input, s, self.arena))
+            .map(|s| classify::classify(self.input, s, self.names))
     }
 
     /// The `i`-th element's exact bytes.
@@ -248,10 +248,10 @@ impl<'a> Batch<'a> {
 
     /// The elements, classified, in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Item<'a>> + 'a {
-        let (input, arena) = (self.input, self.arena);
+        let (input, names) = (self.input, self.names);
         self.elems
             .iter()
-            .map(move |s| classify::classify(input, s, arena))
+            .map(move |s| classify::classify(input, s, names))
     }
 }
 
@@ -291,6 +291,41 @@ impl<'a> From<Item<'a>> for Message<'a> {
             Item::Error(e) => Message::Error(e),
         }
     }
+}
+
+/// Decodes the escaped method names of `objs` into one block of the arena, once
+/// per message, recording each name's span in that block. The arena is reset per
+/// message and sized so the block always fits its current chunk: after the first
+/// message of a given size, this allocates nothing.
+fn decode_names<'a>(arena: &'a mut Bump, input: &[u8], objs: &mut [ObjSpans]) -> &'a [u8] {
+    // Decoding never makes a JSON string longer.
+    let needed: usize = objs
+        .iter()
+        .filter_map(|o| o.escaped_method(input))
+        .map(<[u8]>::len)
+        .sum();
+    if needed == 0 {
+        return &[];
+    }
+    arena.reset();
+    if arena.chunk_capacity() < needed {
+        *arena = Bump::with_capacity(needed.next_power_of_two());
+    }
+    let arena: &'a Bump = arena;
+    let block = arena.alloc_slice_fill_copy(needed, 0u8);
+    let mut at = 0usize;
+    for o in objs.iter_mut() {
+        if let Some(raw) = o.escaped_method(input) {
+            let (n, exact) = crate::unescape::decode_into(raw, &mut block[at..]);
+            o.decoded_method = scan::Span {
+                start: at as u32,
+                end: (at + n) as u32,
+            };
+            o.method_inexact = !exact;
+            at += n;
+        }
+    }
+    &block[..at]
 }
 
 /// Reusable batch element storage: inline for small batches, growing once for
@@ -369,7 +404,6 @@ impl Parser {
 
     /// Classifies one whole message. Never panics, whatever the bytes.
     pub fn parse<'a>(&'a mut self, input: &'a [u8]) -> Message<'a> {
-        self.arena.reset();
         let cfg = self.config;
         if input.len() > cfg.max_message_bytes {
             return Message::Error(
@@ -388,7 +422,11 @@ impl Parser {
             Err(e) => return Message::Error(e),
         };
         match shape {
-            Shape::Object => classify::classify(input, &self.top, &self.arena).into(),
+            Shape::Object => {
+                let names =
+                    decode_names(&mut self.arena, input, core::slice::from_mut(&mut self.top));
+                classify::classify(input, &self.top, names).into()
+            }
             Shape::Scalar => Message::Error(Error::new(Reason::NotAnObject, Id::NULL)),
             Shape::Batch { len: 0 } => Message::Error(Error::new(Reason::EmptyBatch, Id::NULL)),
             Shape::Batch { .. } if !cfg.allow_batches => {
@@ -397,11 +435,14 @@ impl Parser {
             Shape::Batch { len } if len > cfg.max_batch_len => Message::Error(
                 Error::new(Reason::BatchTooLong, Id::NULL).with_limit(cfg.max_batch_len),
             ),
-            Shape::Batch { .. } => Message::Batch(Batch {
-                input,
-                elems: &self.elems.0,
-                arena: &self.arena,
-            }),
+            Shape::Batch { .. } => {
+                let names = decode_names(&mut self.arena, input, &mut self.elems.0);
+                Message::Batch(Batch {
+                    input,
+                    elems: &self.elems.0,
+                    names,
+                })
+            }
         }
     }
 

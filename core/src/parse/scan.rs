@@ -45,6 +45,24 @@ pub(crate) struct ObjSpans {
     pub(crate) dup: u8,
     /// Bit `f` set: member `f`'s value is a string containing backslash escapes.
     pub(crate) escaped: u8,
+    /// An escaped method name, decoded: its span in the parser's decoded-names
+    /// buffer (filled by the parser after the scan).
+    pub(crate) decoded_method: Span,
+    /// The decoded method name held a lone surrogate (it can match nothing).
+    pub(crate) method_inexact: bool,
+}
+
+impl ObjSpans {
+    /// The escaped method string's body, if the method is a string with escapes.
+    #[inline]
+    pub(crate) fn escaped_method<'a>(&self, input: &'a [u8]) -> Option<&'a [u8]> {
+        let m = self.get(Field::Method);
+        let escaped = self.escaped & (1 << Field::Method as u8) != 0;
+        escaped.then(|| {
+            let raw = m.of(input);
+            &raw[1..raw.len() - 1]
+        })
+    }
 }
 
 impl ObjSpans {

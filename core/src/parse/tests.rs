@@ -101,3 +101,10 @@ case!(
     br#"{"jsonrpc":"2.0","error":{"code":1.5,"message":"x"},"id":"1"}"#,
     |m| err(&m) == (-32600, Reason::MalformedErrorObject, "\"1\"".into())
 );
+case!(
+    escaped_method_with_dup_extra,
+    br#"{"jsonrpc":"2.0","method":"\u0061b","result":1,"result":2,"id":1}"#,
+    |m| matches!(m, Message::Request(r) if r.method() == "ab")
+);
+case!(escaped_methods_in_batch, br#"[{"jsonrpc":"2.0","method":"\u0061b","id":1},{"jsonrpc":"2.0","method":"cd","id":2},{"jsonrpc":"2.0","method":"e\u0066","id":3}]"#,
+    |m| matches!(m, Message::Batch(b) if b.iter().map(|i| match i { Item::Request(r) => r.method().as_str(), _ => "?" }).collect::<Vec<_>>() == ["ab", "cd", "ef"]));
