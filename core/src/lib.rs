@@ -41,10 +41,12 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub(crate) mod dispatch;
 mod params;
 mod parse;
 mod simd;
 mod unescape;
+pub(crate) mod write;
 
 pub use params::{Elements, Key, Kind, Members, Params, ParamsError, RawValue};
 pub use parse::{

@@ -1,0 +1,424 @@
+//! Appending JSON tokens to a byte buffer: escaped strings, integers, floats,
+//! booleans and `null`.
+//!
+//! Each function appends to a caller's `Vec<u8>` and allocates nothing beyond that
+//! vector's own growth: digits are laid out in a stack buffer first, and no `std::fmt`
+//! machinery runs.
+#![forbid(unsafe_code)]
+
+use core::fmt;
+
+use serde_json::ser::Formatter;
+
+/// The byte after the backslash for bytes that must be escaped, `u` for those written
+/// as `\u00XX`, and 0 for bytes copied as they are.
+static ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = b'u';
+        i += 1;
+    }
+    t[0x08] = b'b';
+    t[0x09] = b't';
+    t[0x0a] = b'n';
+    t[0x0c] = b'f';
+    t[0x0d] = b'r';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Appends `s` as a JSON string, quotes included.
+///
+/// `"` and `\` are escaped with a backslash; control characters (below U+0020) as
+/// `\b \t \n \f \r` or `\u00XX`; every other character, non-ASCII included, is copied
+/// as it is. The output is always a valid JSON string that decodes to `s`.
+#[allow(dead_code)] // Until the router (issue 3) uses it.
+pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    // `find_special` stops at the bytes to escape, and at non-ASCII ones, which are
+    // copied with the run around them.
+    let mut start = 0;
+    let mut i = crate::simd::find_special(bytes, 0);
+    while i < bytes.len() {
+        let b = bytes[i];
+        let esc = ESCAPE[b as usize];
+        if esc != 0 {
+            out.extend_from_slice(&bytes[start..i]);
+            if esc == b'u' {
+                out.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(b >> 4) as usize],
+                    HEX[(b & 0xf) as usize],
+                ]);
+            } else {
+                out.extend_from_slice(&[b'\\', esc]);
+            }
+            start = i + 1;
+        }
+        i = crate::simd::find_special(bytes, i + 1);
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// The two-digit strings `00` to `99`, back to back.
+static DIGITS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Appends `v` in decimal.
+#[allow(dead_code)] // Until the router (issue 3) uses it.
+pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
+    let mut buf = [0u8; 20]; // u64::MAX has 20 digits
+    let start = format_u64(&mut buf, v);
+    out.extend_from_slice(&buf[start..]);
+}
+
+/// Appends `v` in decimal, with a leading `-` if negative.
+#[allow(dead_code)] // Until the router (issue 3) uses it.
+pub(crate) fn write_i64(out: &mut Vec<u8>, v: i64) {
+    let mut buf = [0u8; 20];
+    let start = format_u64(&mut buf, v.unsigned_abs());
+    if v < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&buf[start..]);
+}
+
+/// Writes the digits of `v` at the end of `buf`; returns where they start.
+#[inline]
+fn format_u64(buf: &mut [u8; 20], mut v: u64) -> usize {
+    let mut i = buf.len();
+    while v >= 10_000 {
+        let rem = (v % 10_000) as usize;
+        v /= 10_000;
+        i -= 4;
+        buf[i..i + 2].copy_from_slice(&DIGITS[2 * (rem / 100)..2 * (rem / 100) + 2]);
+        buf[i + 2..i + 4].copy_from_slice(&DIGITS[2 * (rem % 100)..2 * (rem % 100) + 2]);
+    }
+    let mut v = v as usize; // < 10 000
+    if v >= 100 {
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGITS[2 * (v % 100)..2 * (v % 100) + 2]);
+        v /= 100;
+    }
+    if v >= 10 {
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGITS[2 * v..2 * v + 2]);
+    } else {
+        i -= 1;
+        buf[i] = b'0' + v as u8;
+    }
+    i
+}
+
+/// A float with no JSON representation (NaN or an infinity) was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NonFinite;
+
+impl fmt::Display for NonFinite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("NaN and infinities have no JSON representation")
+    }
+}
+
+impl std::error::Error for NonFinite {}
+
+/// Appends a finite `v` as the shortest decimal that reads back as the same `f64`,
+/// laid out as `serde_json` does: `1.0`, `0.1`, `-0.0`, `0.00001`, `1e-6`, `1.5e+16`
+/// (plain decimals from 1e-5 up to 1e16, exponent form outside that range).
+///
+/// # Errors
+/// [`NonFinite`] for NaN and the infinities, which JSON cannot express; nothing is
+/// appended then.
+#[allow(dead_code)] // Until the router (issue 3) uses it.
+pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) -> Result<(), NonFinite> {
+    if !v.is_finite() {
+        return Err(NonFinite);
+    }
+    // serde_json's formatter: a shortest round-trip algorithm (the `zmij` crate) into a
+    // stack buffer, then one `write_all`, which cannot fail on a `Vec`.
+    serde_json::ser::CompactFormatter
+        .write_f64(out, v)
+        .map_err(|_| NonFinite)
+}
+
+/// Appends `true` or `false`.
+#[allow(dead_code)] // Until the router (issue 3) uses it.
+pub(crate) fn write_bool(out: &mut Vec<u8>, v: bool) {
+    out.extend_from_slice(if v { b"true" } else { b"false" });
+}
+
+/// Appends `null`.
+#[allow(dead_code)] // Until the router (issue 3) uses it.
+pub(crate) fn write_null(out: &mut Vec<u8>) {
+    out.extend_from_slice(b"null");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn escaped(s: &str) -> String {
+        let mut out = Vec::new();
+        write_str_escaped(&mut out, s);
+        String::from_utf8(out).expect("escaped output is UTF-8")
+    }
+
+    fn round_trips(s: &str) {
+        let json = escaped(s);
+        let back: String = serde_json::from_str(&json).expect(&json);
+        assert_eq!(back, s, "{json}");
+    }
+
+    #[test]
+    fn every_ascii_byte() {
+        for b in 0u8..=0x7f {
+            let c = b as char;
+            let s = c.to_string();
+            let expected = match b {
+                b'"' => "\"\\\"\"".to_owned(),
+                b'\\' => "\"\\\\\"".to_owned(),
+                0x08 => "\"\\b\"".to_owned(),
+                0x09 => "\"\\t\"".to_owned(),
+                0x0a => "\"\\n\"".to_owned(),
+                0x0c => "\"\\f\"".to_owned(),
+                0x0d => "\"\\r\"".to_owned(),
+                0..0x20 => format!("\"\\u{b:04x}\""),
+                _ => format!("\"{c}\""),
+            };
+            assert_eq!(escaped(&s), expected, "byte {b:#04x}");
+            round_trips(&s);
+            round_trips(&format!("a{c}b"));
+            round_trips(&format!("{c}{c}{c}"));
+        }
+        let all: String = (0u8..=0x7f).map(char::from).collect();
+        round_trips(&all);
+        // What serde_json writes for the same string, byte for byte.
+        assert_eq!(escaped(&all), serde_json::to_string(&all).unwrap());
+    }
+
+    #[test]
+    fn specials_at_every_position_of_long_strings() {
+        // Long enough for the SIMD kernels, with the special byte at each offset.
+        for special in ['"', '\\', '\n', '\0', '\u{1f}', 'é', '😀', '\u{7f}'] {
+            for len in [31usize, 32, 33, 64, 100] {
+                for pos in 0..len {
+                    let mut s: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+                    s.replace_range(pos..pos + 1, &special.to_string());
+                    round_trips(&s);
+                    assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unicode_passes_through() {
+        for s in [
+            "",
+            "héllo",
+            "✓ done",
+            "😀",
+            "日本語のテキスト",
+            "\u{2028}\u{2029}",
+            "\u{ffff}",
+            "a\u{7f}b",
+        ] {
+            let json = escaped(s);
+            assert_eq!(json, format!("\"{s}\""));
+            round_trips(s);
+        }
+        round_trips("mixed \"é\"\n\t\\ 😀\u{1}");
+    }
+
+    #[test]
+    fn appends_without_reallocating() {
+        let mut out = Vec::with_capacity(256);
+        out.extend_from_slice(b"[");
+        let ptr = out.as_ptr();
+        write_str_escaped(&mut out, "a\"b\n");
+        out.push(b',');
+        write_i64(&mut out, i64::MIN);
+        out.push(b',');
+        write_u64(&mut out, u64::MAX);
+        out.push(b',');
+        write_f64(&mut out, -1.5e-300).unwrap();
+        out.push(b',');
+        write_bool(&mut out, true);
+        out.push(b',');
+        write_bool(&mut out, false);
+        out.push(b',');
+        write_null(&mut out);
+        out.push(b']');
+        assert_eq!(out.as_ptr(), ptr);
+        assert_eq!(out.capacity(), 256);
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            "[\"a\\\"b\\n\",-9223372036854775808,18446744073709551615,-1.5e-300,true,false,null]"
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v[2], serde_json::json!(u64::MAX));
+    }
+
+    fn integers() -> Vec<u64> {
+        let mut v = vec![
+            0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 9999, 10_000, 10_001, 65_535,
+        ];
+        let mut p = 1u64;
+        while let Some(next) = p.checked_mul(10) {
+            v.extend([p - 1, p, p + 1, next - 1]);
+            p = next;
+        }
+        v.extend([
+            u64::from(u32::MAX),
+            u64::MAX - 1,
+            u64::MAX,
+            i64::MAX as u64,
+            1 << 63,
+        ]);
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            v.push(x);
+            v.push(x >> (x % 64));
+        }
+        v
+    }
+
+    #[test]
+    fn unsigned_integers() {
+        for n in integers() {
+            let mut out = Vec::new();
+            write_u64(&mut out, n);
+            assert_eq!(out, n.to_string().as_bytes());
+            assert_eq!(serde_json::from_slice::<u64>(&out).unwrap(), n);
+        }
+    }
+
+    #[test]
+    fn signed_integers() {
+        let mut all: Vec<i64> = vec![i64::MIN, i64::MIN + 1, i64::MAX, -1, 0, 1, -10, -9, -100];
+        for n in integers() {
+            all.push(n as i64);
+            all.push((n >> 1) as i64);
+            all.push(-((n >> 1) as i64));
+        }
+        for n in all {
+            let mut out = Vec::new();
+            write_i64(&mut out, n);
+            assert_eq!(out, n.to_string().as_bytes());
+            assert_eq!(serde_json::from_slice::<i64>(&out).unwrap(), n);
+        }
+    }
+
+    fn float_text(v: f64) -> String {
+        let mut out = Vec::new();
+        write_f64(&mut out, v).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn float_layout() {
+        for (v, s) in [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (-1.5, "-1.5"),
+            (0.1, "0.1"),
+            (0.3, "0.3"),
+            (100.0, "100.0"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (1e300, "1e+300"),
+            (1e-5, "0.00001"),
+            (1e-7, "1e-7"),
+            (5e-324, "5e-324"),
+            (1.5e-7, "1.5e-7"),
+            (f64::MAX, "1.7976931348623157e+308"),
+        ] {
+            assert_eq!(float_text(v), s);
+        }
+    }
+
+    #[test]
+    fn floats_round_trip() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            0.2 + 0.1,
+            1.0 / 3.0,
+            f64::MIN_POSITIVE,
+            f64::MIN_POSITIVE / 2.0, // subnormal
+            5e-324,
+            f64::MAX,
+            f64::MIN,
+            f64::EPSILON,
+            123_456_789.012_345_67,
+            9_007_199_254_740_993.0,
+            1e15,
+            1e16,
+            1e17,
+            1e-5,
+            1e-6,
+            1e21,
+            1e22,
+            1e23,
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let f = f64::from_bits(x);
+            if f.is_finite() {
+                values.push(f);
+            }
+            values.push((x >> 11) as f64 / (1u64 << 30) as f64);
+        }
+        for v in values {
+            let s = float_text(v);
+            // Read back with the correctly rounding std parser (serde_json's default
+            // parser may be off by one ulp).
+            let back: f64 = s.parse().expect(&s);
+            assert_eq!(back.to_bits(), v.to_bits(), "{v:e} written as {s}");
+            // A JSON number, and the same bytes serde_json writes.
+            assert!(
+                serde_json::from_str::<serde_json::Value>(&s)
+                    .unwrap()
+                    .is_number()
+            );
+            assert_eq!(s, serde_json::to_string(&v).unwrap());
+        }
+    }
+
+    #[test]
+    fn non_finite_floats_refused() {
+        for v in [f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut out = b"x".to_vec();
+            assert_eq!(write_f64(&mut out, v), Err(NonFinite));
+            assert_eq!(out, b"x");
+        }
+        assert!(!NonFinite.to_string().is_empty());
+    }
+}
