@@ -41,13 +41,16 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
-pub(crate) mod dispatch;
+mod dispatch;
 mod params;
 mod parse;
 mod simd;
 mod unescape;
 pub(crate) mod write;
 
+pub use dispatch::handler::{Call, ResultWriter, RpcError};
+pub use dispatch::router::{BuildError, Router, RouterBuilder};
+pub use dispatch::session::Session;
 pub use params::{Elements, Key, Kind, Members, Params, ParamsError, RawValue};
 pub use parse::{
     Batch, Code, Error, ErrorData, Field, Id, Item, Message, Method, Notification, Parser,

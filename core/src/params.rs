@@ -137,7 +137,7 @@ impl<'a> RawValue<'a> {
 
     /// The elements, if this is an array.
     pub fn array_iter(&self) -> Option<Elements<'a>> {
-        (self.kind() == Kind::Array).then(|| Elements {
+        (self.kind() == Kind::Array).then_some(Elements {
             b: self.bytes,
             pos: 1,
         })
@@ -145,7 +145,7 @@ impl<'a> RawValue<'a> {
 
     /// The members, if this is an object.
     pub fn object_iter(&self) -> Option<Members<'a>> {
-        (self.kind() == Kind::Object).then(|| Members {
+        (self.kind() == Kind::Object).then_some(Members {
             b: self.bytes,
             pos: 1,
         })
@@ -437,9 +437,9 @@ pub(crate) fn skip_value(b: &[u8], p: usize) -> usize {
 fn check_unique(members: Members<'_>) -> Result<(), ParamsError> {
     const SMALL: usize = 32;
     let mut seen: [Key<'_>; SMALL] = [Key { inner: b"" }; SMALL];
-    let mut n = 0;
     let mut members = members;
-    for (k, _) in members.by_ref() {
+    let mut n = 0;
+    while let Some((k, _)) = members.next() {
         if n == SMALL {
             // Many members: fall back to a set of decoded names.
             let mut set = std::collections::HashSet::new();

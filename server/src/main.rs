@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use mimalloc::MiMalloc;
-use switchboard::Parser;
+use switchboard::{Parser, Session};
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -15,6 +15,10 @@ switchboard: a zero-copy JSON-RPC 2.0 core
 Usage:
   switchboard inspect [FILE]   describe what the parser sees in one message
                                (reads standard input when FILE is absent or -)
+  switchboard respond [FILE]   answer one message with the demo methods; prints the
+                               response bytes (nothing when there is no response)
+  switchboard serve --stdio    answer newline-delimited messages on stdin/stdout
+                               with the demo methods, until EOF
   switchboard --version
   switchboard --help
 ";
@@ -52,6 +56,38 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
             ExitCode::SUCCESS
+        }
+        ["respond", rest @ ..] if rest.len() <= 1 => {
+            let input = match read_input(rest.first().copied()) {
+                Ok(b) => b,
+                Err(e) => {
+                    eprintln!(
+                        "switchboard: cannot read {}: {e}",
+                        rest.first().unwrap_or(&"stdin")
+                    );
+                    return ExitCode::from(2);
+                }
+            };
+            let mut session = Session::new(switchboard_server::demo::router());
+            if let Some(resp) = session.handle(&input) {
+                let mut out = std::io::stdout().lock();
+                if out.write_all(resp).and_then(|()| out.flush()).is_err() {
+                    return ExitCode::from(1);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        ["serve", "--stdio"] => {
+            let mut session = Session::new(switchboard_server::demo::router());
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            match switchboard_server::stdio::serve_ndjson(&mut session, stdin, stdout) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("switchboard: stdio: {e}");
+                    ExitCode::from(1)
+                }
+            }
         }
         ["--version" | "-V"] => {
             println!("switchboard {}", env!("CARGO_PKG_VERSION"));

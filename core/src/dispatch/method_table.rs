@@ -103,7 +103,7 @@ struct Entry {
     value: u32,
 }
 
-#[allow(dead_code)] // Until the router (issue 3) uses it.
+#[allow(dead_code)]
 impl MethodTable {
     /// Builds the table; `names[i]` will be found at index `i`.
     ///

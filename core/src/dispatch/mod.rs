@@ -1,1 +1,9 @@
+//! The dispatcher: the builder, the handler types, the session, and the method table.
+//!
+//! This module needs no `unsafe`.
+#![forbid(unsafe_code)]
+
+pub(crate) mod handler;
 pub(crate) mod method_table;
+pub(crate) mod router;
+pub(crate) mod session;

@@ -1,0 +1,262 @@
+//! What a handler receives ([`Call`]), how it answers ([`ResultWriter`]) and how
+//! it fails ([`RpcError`]).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::params::Params;
+use crate::parse::{Code, Id, Method, Reason};
+use crate::write;
+
+/// One call as a handler sees it: borrowed views into the message.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a> {
+    pub(crate) method: Method<'a>,
+    pub(crate) id: Option<Id<'a>>,
+    pub(crate) params: Option<Params<'a>>,
+}
+
+impl<'a> Call<'a> {
+    /// The method name.
+    pub fn method(&self) -> Method<'a> {
+        self.method
+    }
+
+    /// The id (raw bytes), or `None` for a notification.
+    pub fn id(&self) -> Option<Id<'a>> {
+        self.id
+    }
+
+    /// The params; `None` when absent or `null`.
+    pub fn params(&self) -> Option<Params<'a>> {
+        self.params
+    }
+
+    /// Whether this call is a notification (its answer is discarded).
+    pub fn is_notification(&self) -> bool {
+        self.id.is_none()
+    }
+}
+
+/// An error a handler answers with: code, message and optional `data` (raw JSON).
+///
+/// Application errors use codes outside -32768..-32000 and put machine-readable
+/// detail in `data`.
+///
+/// ```
+/// use switchboard::RpcError;
+/// let e = RpcError::new(42, "insufficient funds").with_data(&serde_json::json!({"missing": 5}));
+/// assert_eq!(e.code(), 42);
+/// assert_eq!(e.data_json(), Some(r#"{"missing":5}"#));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RpcError {
+    code: i32,
+    message: Cow<'static, str>,
+    data: Option<Cow<'static, str>>,
+}
+
+impl RpcError {
+    /// An error with `code` and a one-sentence `message` (a `&'static str` allocates nothing).
+    pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Adds `data`, serialized to JSON (`null` if it cannot be serialized).
+    pub fn with_data<T: Serialize + ?Sized>(mut self, data: &T) -> Self {
+        let json = serde_json::to_string(data).unwrap_or_else(|_| "null".into());
+        self.data = Some(Cow::Owned(json));
+        self
+    }
+
+    /// Adds `data` given as JSON text (a `&'static str` allocates nothing); ignored
+    /// (the error is returned unchanged) if it is not exactly one valid JSON value.
+    ///
+    /// ```
+    /// use switchboard::RpcError;
+    /// let e = RpcError::new(-32602, "Invalid params")
+    ///     .with_data_json(r#"{"field":"params","reason":"expected two numbers"}"#);
+    /// assert!(e.data_json().is_some());
+    /// assert!(RpcError::new(1, "x").with_data_json("{oops").data_json().is_none());
+    /// ```
+    pub fn with_data_json(mut self, json: impl Into<Cow<'static, str>>) -> Self {
+        let json = json.into();
+        if is_one_json_value(json.as_bytes()) {
+            self.data = Some(json);
+        }
+        self
+    }
+
+    /// -32602 Invalid params, with `detail` in `data`.
+    pub fn invalid_params(detail: impl fmt::Display) -> Self {
+        let data = serde_json::json!({
+            "field": "params",
+            "reason": Reason::ParamsMismatch.as_str(),
+            "detail": detail.to_string(),
+        });
+        RpcError::new(Code::InvalidParams.as_i32(), Code::InvalidParams.message()).with_data(&data)
+    }
+
+    /// -32603 Internal error, with `detail` in `data`.
+    pub fn internal(detail: impl fmt::Display) -> Self {
+        let data = serde_json::json!({ "reason": Reason::HandlerFailed.as_str(), "detail": detail.to_string() });
+        RpcError::new(Code::InternalError.as_i32(), Code::InternalError.message()).with_data(&data)
+    }
+
+    /// The error code.
+    pub fn code(&self) -> i32 {
+        self.code
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The `data` member as JSON text, if any.
+    pub fn data_json(&self) -> Option<&str> {
+        self.data.as_deref()
+    }
+
+    /// Appends `"error":{...}` (the member, without braces around it) to `out`.
+    pub(crate) fn write_member(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"\"error\":{\"code\":");
+        write::write_i64(out, self.code as i64);
+        out.extend_from_slice(b",\"message\":");
+        write::write_str_escaped(out, &self.message);
+        if let Some(d) = &self.data {
+            out.extend_from_slice(b",\"data\":");
+            out.extend_from_slice(d.as_bytes());
+        }
+        out.push(b'}');
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+impl From<crate::ParamsError> for RpcError {
+    fn from(e: crate::ParamsError) -> Self {
+        RpcError::invalid_params(e.detail())
+    }
+}
+
+/// Whether `json` is exactly one valid JSON value (default depth limit); no allocation.
+fn is_one_json_value(json: &[u8]) -> bool {
+    const DEPTH: usize = crate::ParserConfig::DEFAULT_MAX_DEPTH;
+    let mut stack = [0u64; DEPTH / 64 + 1];
+    crate::parse::scan::Scanner::new(json, DEPTH, &mut stack)
+        .validate()
+        .is_ok()
+}
+
+/// Where a handler writes its result: straight into the session's response buffer.
+/// Exactly one value may be written; writing nothing answers `null`.
+///
+/// ```
+/// use switchboard::{Router, Session};
+/// let router = Router::builder()
+///     .method("hello", |_call, out| out.str("world"))
+///     .build()
+///     .unwrap();
+/// let mut session = Session::new(router);
+/// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"hello","id":1}"#).unwrap();
+/// assert_eq!(resp, br#"{"jsonrpc":"2.0","result":"world","id":1}"#);
+/// ```
+pub struct ResultWriter<'o> {
+    pub(crate) out: &'o mut Vec<u8>,
+    pub(crate) written: bool,
+}
+
+impl ResultWriter<'_> {
+    fn begin(&mut self) -> Result<(), RpcError> {
+        if self.written {
+            return Err(RpcError::internal("the handler wrote two results"));
+        }
+        self.written = true;
+        Ok(())
+    }
+
+    /// Whether a result has been written.
+    pub fn is_written(&self) -> bool {
+        self.written
+    }
+
+    /// Writes `json` verbatim after checking it is exactly one valid JSON value.
+    pub fn raw_json(&mut self, json: &[u8]) -> Result<(), RpcError> {
+        if !is_one_json_value(json) {
+            return Err(RpcError::internal("the handler wrote invalid JSON"));
+        }
+        self.begin()?;
+        self.out.extend_from_slice(json);
+        Ok(())
+    }
+
+    /// Writes `null`.
+    pub fn null(&mut self) -> Result<(), RpcError> {
+        self.begin()?;
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+
+    /// Writes `true` or `false`.
+    pub fn bool(&mut self, v: bool) -> Result<(), RpcError> {
+        self.begin()?;
+        self.out
+            .extend_from_slice(if v { b"true" } else { b"false" });
+        Ok(())
+    }
+
+    /// Writes an integer.
+    pub fn i64(&mut self, v: i64) -> Result<(), RpcError> {
+        self.begin()?;
+        write::write_i64(self.out, v);
+        Ok(())
+    }
+
+    /// Writes an unsigned integer.
+    pub fn u64(&mut self, v: u64) -> Result<(), RpcError> {
+        self.begin()?;
+        write::write_u64(self.out, v);
+        Ok(())
+    }
+
+    /// Writes a finite float (shortest form that reads back the same); NaN and
+    /// infinities are refused with -32603.
+    pub fn f64(&mut self, v: f64) -> Result<(), RpcError> {
+        if !v.is_finite() {
+            return Err(RpcError::internal("the result is not a finite number"));
+        }
+        self.begin()?;
+        let _ = write::write_f64(self.out, v); // finite: checked above
+        Ok(())
+    }
+
+    /// Writes a string, escaped.
+    pub fn str(&mut self, v: &str) -> Result<(), RpcError> {
+        self.begin()?;
+        write::write_str_escaped(self.out, v);
+        Ok(())
+    }
+
+    /// Writes any `Serialize` value as JSON.
+    pub fn serialize<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RpcError> {
+        self.begin()?;
+        let start = self.out.len();
+        serde_json::to_writer(&mut *self.out, v).map_err(|e| {
+            self.out.truncate(start);
+            RpcError::internal(format_args!("the result could not be serialized: {e}"))
+        })
+    }
+}

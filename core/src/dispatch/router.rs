@@ -1,0 +1,302 @@
+//! The router: methods registered once, then frozen into an immutable,
+//! shareable table.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::handler::{Call, ResultWriter, RpcError};
+use super::method_table::MethodTable;
+use crate::parse::{ParserConfig, Response};
+
+type CallFn = dyn Fn(&Call<'_>, &mut ResultWriter<'_>) -> Result<(), RpcError> + Send + Sync;
+type NotifyFn = dyn Fn(&Call<'_>) + Send + Sync;
+type ResponseFn = dyn Fn(&Response<'_>) + Send + Sync;
+
+pub(crate) enum Handler {
+    /// Answers with a result or an error.
+    Call(Box<CallFn>),
+    /// Dispatched, never answered (a request to it gets `"result":null`).
+    Notify(Box<NotifyFn>),
+    /// The built-in `rpc.discover`.
+    Discover,
+}
+
+pub(crate) struct Entry {
+    pub(crate) name: Box<str>,
+    pub(crate) handler: Handler,
+    params_schema: Option<serde_json::Value>,
+    result_schema: Option<serde_json::Value>,
+}
+
+/// Why a router could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A method name was registered twice.
+    Duplicate(String),
+    /// A method name was empty.
+    EmptyName,
+    /// A method name starts with `rpc.`, reserved for extensions.
+    Reserved(String),
+    /// A schema given for `rpc.discover` is not valid JSON of the right shape.
+    InvalidSchema(String),
+    /// A schema was given for a method that is not registered.
+    UnknownMethod(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Duplicate(n) => write!(f, "method `{n}` is registered twice"),
+            BuildError::EmptyName => f.write_str("a method name is empty"),
+            BuildError::Reserved(n) => {
+                write!(f, "method `{n}`: names starting `rpc.` are reserved")
+            }
+            BuildError::InvalidSchema(n) => write!(f, "method `{n}`: invalid schema"),
+            BuildError::UnknownMethod(n) => write!(f, "schema for unregistered method `{n}`"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Registers methods; [`RouterBuilder::build`] freezes them into a [`Router`].
+///
+/// ```
+/// use switchboard::{Router, RpcError, Session};
+///
+/// let router = Router::builder()
+///     .typed("subtract", |(a, b): (i64, i64)| a.checked_sub(b).ok_or(RpcError::new(1, "overflow")))
+///     .notification("update", |_call| {})
+///     .method("raw", |call, out| out.raw_json(call.params().map_or(b"null", |p| p.as_bytes())))
+///     .build()
+///     .expect("valid registrations");
+///
+/// let mut session = Session::new(router);
+/// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#);
+/// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":19,"id":1}"#);
+/// assert_eq!(session.handle(br#"{"jsonrpc":"2.0","method":"update"}"#), None);
+/// ```
+#[must_use]
+pub struct RouterBuilder {
+    entries: Vec<Entry>,
+    schemas: Vec<(String, Option<String>, Option<String>)>,
+    config: ParserConfig,
+    response_sink: Option<Box<ResponseFn>>,
+    title: String,
+}
+
+impl RouterBuilder {
+    fn push(mut self, name: &str, handler: Handler) -> Self {
+        self.entries.push(Entry {
+            name: name.into(),
+            handler,
+            params_schema: None,
+            result_schema: None,
+        });
+        self
+    }
+
+    /// Registers a raw handler: it receives the [`Call`] (method, id, params view) and
+    /// writes its result into the [`ResultWriter`], or returns an error.
+    pub fn method<F>(self, name: &str, f: F) -> Self
+    where
+        F: Fn(&Call<'_>, &mut ResultWriter<'_>) -> Result<(), RpcError> + Send + Sync + 'static,
+    {
+        self.push(name, Handler::Call(Box::new(f)))
+    }
+
+    /// Registers a typed handler: params are deserialized into `P` (absent params
+    /// deserialize from `null`, so `()` and `Option<_>` accept them); a mismatch is
+    /// answered -32602 with a `data` object saying what did not fit; `R` is serialized
+    /// straight into the response buffer.
+    pub fn typed<P, R, F>(self, name: &str, f: F) -> Self
+    where
+        P: DeserializeOwned,
+        R: Serialize,
+        F: Fn(P) -> Result<R, RpcError> + Send + Sync + 'static,
+    {
+        self.method(name, move |call, out| {
+            let p: P = match call.params() {
+                Some(params) => params.parse()?,
+                None => serde_json::from_slice(b"null").map_err(RpcError::invalid_params)?,
+            };
+            let r = f(p)?;
+            out.serialize(&r)
+        })
+    }
+
+    /// Registers a notification handler: dispatched, never answered. (A request with
+    /// an id to such a method is answered `"result":null` once the handler ran.)
+    pub fn notification<F>(self, name: &str, f: F) -> Self
+    where
+        F: Fn(&Call<'_>) + Send + Sync + 'static,
+    {
+        self.push(name, Handler::Notify(Box::new(f)))
+    }
+
+    /// Describes a registered method for `rpc.discover`: `params` is a JSON array of
+    /// OpenRPC content descriptors, `result` one content descriptor.
+    pub fn schema(mut self, name: &str, params: Option<&str>, result: Option<&str>) -> Self {
+        self.schemas
+            .push((name.into(), params.map(Into::into), result.map(Into::into)));
+        self
+    }
+
+    /// The parser limits sessions of this router use.
+    pub fn config(mut self, config: ParserConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The title `rpc.discover` reports (default `switchboard`).
+    pub fn title(mut self, title: &str) -> Self {
+        self.title = title.into();
+        self
+    }
+
+    /// Where well-formed Response objects from the peer go (they are never answered).
+    /// Without a sink they are dropped and counted ([`crate::Session::dropped_responses`]).
+    pub fn response_sink<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&Response<'_>) + Send + Sync + 'static,
+    {
+        self.response_sink = Some(Box::new(f));
+        self
+    }
+
+    /// Validates the registrations and freezes them: the method table is built once.
+    pub fn build(mut self) -> Result<Arc<Router>, BuildError> {
+        let mut seen = std::collections::HashSet::new();
+        for e in &self.entries {
+            if e.name.is_empty() {
+                return Err(BuildError::EmptyName);
+            }
+            if e.name.starts_with("rpc.") {
+                return Err(BuildError::Reserved(e.name.to_string()));
+            }
+            if !seen.insert(e.name.clone()) {
+                return Err(BuildError::Duplicate(e.name.to_string()));
+            }
+        }
+        for (name, params, result) in std::mem::take(&mut self.schemas) {
+            let Some(e) = self.entries.iter_mut().find(|e| *e.name == *name) else {
+                return Err(BuildError::UnknownMethod(name));
+            };
+            let parse = |s: Option<String>| -> Result<Option<serde_json::Value>, BuildError> {
+                s.map(|s| {
+                    serde_json::from_str(&s).map_err(|_| BuildError::InvalidSchema(name.clone()))
+                })
+                .transpose()
+            };
+            e.params_schema = parse(params)?;
+            if e.params_schema.as_ref().is_some_and(|p| !p.is_array()) {
+                return Err(BuildError::InvalidSchema(name));
+            }
+            e.result_schema = parse(result)?;
+        }
+        let discover = discover_document(&self.title, &self.entries);
+        self.entries.push(Entry {
+            name: "rpc.discover".into(),
+            handler: Handler::Discover,
+            params_schema: None,
+            result_schema: None,
+        });
+        let names: Vec<&str> = self.entries.iter().map(|e| &*e.name).collect();
+        let table = MethodTable::build(&names);
+        Ok(Arc::new(Router {
+            table,
+            entries: self.entries.into_boxed_slice(),
+            config: self.config,
+            response_sink: self.response_sink,
+            discover: discover.into_boxed_slice(),
+        }))
+    }
+}
+
+fn discover_document(title: &str, entries: &[Entry]) -> Vec<u8> {
+    let methods: Vec<serde_json::Value> = entries
+        .iter()
+        .map(|e| {
+            let mut m = serde_json::json!({
+                "name": &*e.name,
+                "params": e.params_schema.clone().unwrap_or_else(|| serde_json::json!([])),
+            });
+            if let Some(r) = &e.result_schema {
+                m["result"] = r.clone();
+            }
+            if matches!(e.handler, Handler::Notify(_)) {
+                m["x-notification"] = serde_json::Value::Bool(true);
+            }
+            m
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "openrpc": "1.3.2",
+        "info": { "title": title, "version": env!("CARGO_PKG_VERSION") },
+        "methods": methods,
+    });
+    serde_json::to_vec(&doc).expect("a JSON value always serializes")
+}
+
+/// The frozen method table: immutable, `Send + Sync`, shared by every session.
+#[must_use]
+pub struct Router {
+    table: MethodTable,
+    entries: Box<[Entry]>,
+    config: ParserConfig,
+    response_sink: Option<Box<ResponseFn>>,
+    discover: Box<[u8]>,
+}
+
+impl fmt::Debug for Router {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Router")
+            .field(
+                "methods",
+                &self.entries.iter().map(|e| &*e.name).collect::<Vec<_>>(),
+            )
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Router {
+    /// Starts registering methods.
+    pub fn builder() -> RouterBuilder {
+        RouterBuilder {
+            entries: Vec::new(),
+            schemas: Vec::new(),
+            config: ParserConfig::new(),
+            response_sink: None,
+            title: "switchboard".into(),
+        }
+    }
+
+    /// The parser limits of this router's sessions.
+    pub fn config(&self) -> &ParserConfig {
+        &self.config
+    }
+
+    /// The registered method names (the built-in `rpc.discover` included).
+    pub fn methods(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|e| &*e.name)
+    }
+
+    /// The OpenRPC document `rpc.discover` answers.
+    pub fn discover_document(&self) -> &[u8] {
+        &self.discover
+    }
+
+    #[inline]
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Entry> {
+        self.table.get(name).map(|i| &self.entries[i as usize])
+    }
+
+    pub(crate) fn response_sink(&self) -> Option<&ResponseFn> {
+        self.response_sink.as_deref()
+    }
+}

@@ -1,0 +1,176 @@
+//! The demo methods: the JSON-RPC 2.0 specification's examples plus an Ethereum call.
+//! Used by the `switchboard` binary and by the tests.
+//!
+//! All are raw handlers reading the params view directly, so a call allocates nothing.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use switchboard::{Call, Params, RawValue, ResultWriter, Router, RouterBuilder, RpcError};
+
+/// The fixed balance `eth_getBalance` answers (about 32.11 ETH).
+pub const BALANCE: &str = "0x1bdb569fa3c2565cc";
+
+const INVALID: i32 = -32602;
+
+fn invalid(data: &'static str) -> RpcError {
+    RpcError::new(INVALID, "Invalid params").with_data_json(data)
+}
+
+/// A number as an exact integer when it is one that fits, else a finite float.
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+fn number(v: RawValue<'_>) -> Option<Num> {
+    if let Some(i) = v.as_i64() {
+        return Some(Num::Int(i));
+    }
+    v.as_f64().map(Num::Float)
+}
+
+fn as_float(n: &Num) -> f64 {
+    match *n {
+        Num::Int(i) => i as f64,
+        Num::Float(f) => f,
+    }
+}
+
+fn write_num(out: &mut ResultWriter<'_>, n: Num) -> Result<(), RpcError> {
+    match n {
+        Num::Int(i) => out.i64(i),
+        Num::Float(f) if f.is_finite() => out.f64(f),
+        Num::Float(_) => Err(invalid(
+            r#"{"field":"params","reason":"the result is not a finite number"}"#,
+        )),
+    }
+}
+
+fn subtract(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcError> {
+    const SHAPE: &str = r#"{"field":"params","reason":"expected [minuend, subtrahend] or {\"minuend\": number, \"subtrahend\": number}, finite numbers"}"#;
+    let p = call.params().ok_or_else(|| invalid(SHAPE))?;
+    let (a, b) = if p.is_array() {
+        let mut it = p.iter();
+        match (it.next(), it.next(), it.next()) {
+            (Some(a), Some(b), None) => (a, b),
+            _ => return Err(invalid(SHAPE)),
+        }
+    } else {
+        match (p.get("minuend"), p.get("subtrahend")) {
+            (Some(a), Some(b)) if p.members().count() == 2 => (a, b),
+            _ => return Err(invalid(SHAPE)),
+        }
+    };
+    let (a, b) = (
+        number(a).ok_or_else(|| invalid(SHAPE))?,
+        number(b).ok_or_else(|| invalid(SHAPE))?,
+    );
+    let r = match (&a, &b) {
+        (Num::Int(x), Num::Int(y)) => match x.checked_sub(*y) {
+            Some(r) => Num::Int(r),
+            None => Num::Float(*x as f64 - *y as f64),
+        },
+        _ => Num::Float(as_float(&a) - as_float(&b)),
+    };
+    write_num(out, r)
+}
+
+fn sum(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcError> {
+    const SHAPE: &str = r#"{"field":"params","reason":"expected an array of finite numbers"}"#;
+    let p: Params<'_> = call
+        .params()
+        .filter(|p| p.is_array())
+        .ok_or_else(|| invalid(SHAPE))?;
+    let mut acc = Num::Int(0);
+    for v in p.iter() {
+        let n = number(v).ok_or_else(|| invalid(SHAPE))?;
+        acc = match (&acc, &n) {
+            (Num::Int(x), Num::Int(y)) => match x.checked_add(*y) {
+                Some(r) => Num::Int(r),
+                None => Num::Float(*x as f64 + *y as f64),
+            },
+            _ => Num::Float(as_float(&acc) + as_float(&n)),
+        };
+    }
+    write_num(out, acc)
+}
+
+fn is_hex_address(v: RawValue<'_>) -> bool {
+    v.as_plain_str().is_some_and(|s| {
+        s.len() == 42 && s.starts_with("0x") && s[2..].bytes().all(|b| b.is_ascii_hexdigit())
+    })
+}
+
+fn is_block(v: RawValue<'_>) -> bool {
+    v.as_plain_str().is_some_and(|s| {
+        matches!(s, "latest" | "earliest" | "pending" | "safe" | "finalized")
+            || (s.len() > 2 && s.starts_with("0x") && s[2..].bytes().all(|b| b.is_ascii_hexdigit()))
+    })
+}
+
+fn eth_get_balance(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcError> {
+    const SHAPE: &str = r#"{"field":"params","reason":"expected [address, block]: a 20-byte 0x-hex address and a block tag or 0x-hex number"}"#;
+    let p = call
+        .params()
+        .filter(|p| p.is_array())
+        .ok_or_else(|| invalid(SHAPE))?;
+    let mut it = p.iter();
+    match (it.next(), it.next(), it.next()) {
+        (Some(a), Some(b), None) if is_hex_address(a) && is_block(b) => out.str(BALANCE),
+        _ => Err(invalid(SHAPE)),
+    }
+}
+
+/// Counts of the notifications received, for tests and logs.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// `update` notifications.
+    pub update: AtomicU64,
+    /// `notify_hello` notifications.
+    pub hello: AtomicU64,
+    /// `notify_sum` notifications.
+    pub sum: AtomicU64,
+}
+
+/// Registers the demo methods on `builder`; notifications bump `counters`.
+pub fn register(builder: RouterBuilder, counters: Arc<Counters>) -> RouterBuilder {
+    let (c1, c2, c3) = (counters.clone(), counters.clone(), counters);
+    builder
+        .method("subtract", subtract)
+        .method("sum", sum)
+        .method("get_data", |_, out| out.raw_json(br#"["hello",5]"#))
+        .method("eth_getBalance", eth_get_balance)
+        .notification("update", move |_| {
+            c1.update.fetch_add(1, Ordering::Relaxed);
+        })
+        .notification("notify_hello", move |_| {
+            c2.hello.fetch_add(1, Ordering::Relaxed);
+        })
+        .notification("notify_sum", move |_| {
+            c3.sum.fetch_add(1, Ordering::Relaxed);
+        })
+        .schema(
+            "subtract",
+            Some(r#"[{"name":"minuend","schema":{"type":"number"}},{"name":"subtrahend","schema":{"type":"number"}}]"#),
+            Some(r#"{"name":"difference","schema":{"type":"number"}}"#),
+        )
+        .schema(
+            "sum",
+            Some(r#"[{"name":"numbers","schema":{"type":"array","items":{"type":"number"}}}]"#),
+            Some(r#"{"name":"total","schema":{"type":"number"}}"#),
+        )
+        .schema("get_data", Some("[]"), Some(r#"{"name":"data","schema":{"type":"array"}}"#))
+        .schema(
+            "eth_getBalance",
+            Some(r#"[{"name":"address","schema":{"type":"string","pattern":"^0x[0-9a-fA-F]{40}$"}},{"name":"block","schema":{"type":"string"}}]"#),
+            Some(r#"{"name":"balance","schema":{"type":"string","pattern":"^0x[0-9a-f]+$"}}"#),
+        )
+}
+
+/// The demo router, with default limits.
+pub fn router() -> Arc<Router> {
+    register(Router::builder(), Arc::new(Counters::default()))
+        .build()
+        .expect("the demo registrations are valid")
+}
