@@ -1,0 +1,1 @@
+//! The C ABI of switchboard (work in progress).
