@@ -76,3 +76,8 @@ pub mod _benchable {
         crate::simd::find_special(bytes, from)
     }
 }
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
