@@ -1,1 +1,448 @@
-//! Benchmark helpers.
+//! Workloads and per-stack runners shared by the criterion benches
+//! (`benches/classify.rs`) and the instruction-count harness (`src/bin/count.rs`),
+//! so that both measure exactly the same code.
+//!
+//! Every stack does the same job for a single message: validate the whole JSON
+//! text, check `"jsonrpc":"2.0"`, require an `id` (a Request), and hand out the
+//! method name as a `&str` borrowed from the input (or decoded when escaped). For a
+//! batch it does that for every element. For validation it only answers "is this
+//! exactly one valid JSON text".
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use simd_json::prelude::*;
+use simd_json::{Buffers, Tape};
+use switchboard::{Item, Message, Parser};
+
+pub mod payloads;
+
+/// What a workload's messages must produce; the benches assert it in the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// One Request whose method is this name.
+    Call(&'static str),
+    /// A batch of `len` Requests, all calling `method`.
+    Batch {
+        /// Number of elements.
+        len: usize,
+        /// The method every element calls.
+        method: &'static str,
+    },
+    /// Any valid JSON text (validation only).
+    Valid,
+}
+
+/// A named input and what it must produce.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// Short name used on the command line and in bench ids.
+    pub name: &'static str,
+    /// The exact bytes.
+    pub bytes: Vec<u8>,
+    /// The expected outcome.
+    pub expect: Expect,
+}
+
+/// The workload names, in report order.
+pub const WORKLOAD_NAMES: [&str; 7] = [
+    "eth_getBalance",
+    "subtract_positional",
+    "subtract_named",
+    "batch10_eth_getBalance",
+    "params_4k",
+    "text_64k",
+    "base64_64k",
+];
+
+/// All workloads, in report order.
+pub fn workloads() -> Vec<Workload> {
+    WORKLOAD_NAMES.iter().filter_map(|n| workload(n)).collect()
+}
+
+/// The workload called `name`, if any (only that one's bytes are generated).
+pub fn workload(name: &str) -> Option<Workload> {
+    let (name, bytes, expect) = match name {
+        "eth_getBalance" => (
+            "eth_getBalance",
+            payloads::ETH_GET_BALANCE.to_vec(),
+            Expect::Call("eth_getBalance"),
+        ),
+        "subtract_positional" => (
+            "subtract_positional",
+            payloads::SUBTRACT_POSITIONAL.to_vec(),
+            Expect::Call("subtract"),
+        ),
+        "subtract_named" => (
+            "subtract_named",
+            payloads::SUBTRACT_NAMED.to_vec(),
+            Expect::Call("subtract"),
+        ),
+        "batch10_eth_getBalance" => (
+            "batch10_eth_getBalance",
+            payloads::batch_of_eth_get_balance(10),
+            Expect::Batch {
+                len: 10,
+                method: "eth_getBalance",
+            },
+        ),
+        "params_4k" => ("params_4k", payloads::params_4k(), Expect::Valid),
+        "text_64k" => ("text_64k", payloads::text_64k(), Expect::Valid),
+        "base64_64k" => ("base64_64k", payloads::base64_64k(), Expect::Valid),
+        _ => return None,
+    };
+    Some(Workload {
+        name,
+        bytes,
+        expect,
+    })
+}
+
+/// One JSON-RPC stack under test, with its reusable per-thread state.
+pub trait Stack {
+    /// Name used in bench ids and on the command line.
+    const NAME: &'static str;
+
+    /// Classifies one message; the method name if it is a valid Request.
+    fn call<'s>(&'s mut self, input: &'s [u8]) -> Option<Cow<'s, str>>;
+
+    /// Classifies a batch; the number of its elements that are valid Requests
+    /// calling `method` (`0` if the whole message is not a valid batch).
+    fn batch(&mut self, input: &[u8], method: &str) -> usize;
+
+    /// Whether `input` is exactly one valid JSON text.
+    fn validate(&mut self, input: &[u8]) -> bool;
+
+    /// Runs the job `expect` names once and reports whether the outcome matched.
+    #[inline]
+    fn run(&mut self, input: &[u8], expect: Expect) -> bool {
+        match expect {
+            Expect::Call(m) => self.call(input).as_deref() == Some(m),
+            Expect::Batch { len, method } => self.batch(input, method) == len,
+            Expect::Valid => self.validate(input),
+        }
+    }
+}
+
+/// switchboard: one reused [`Parser`]; `parse` then the method view.
+#[derive(Debug, Default)]
+pub struct Switchboard {
+    parser: Parser,
+}
+
+impl Stack for Switchboard {
+    const NAME: &'static str = "switchboard";
+
+    #[inline]
+    fn call<'s>(&'s mut self, input: &'s [u8]) -> Option<Cow<'s, str>> {
+        match self.parser.parse(input) {
+            Message::Request(r) => r.method().lookup_key().map(Cow::Borrowed),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn batch(&mut self, input: &[u8], method: &str) -> usize {
+        match self.parser.parse(input) {
+            Message::Batch(b) => b
+                .iter()
+                .filter(|item| matches!(item, Item::Request(r) if r.method() == method))
+                .count(),
+            _ => 0,
+        }
+    }
+
+    #[inline]
+    fn validate(&mut self, input: &[u8]) -> bool {
+        self.parser.validate(input).is_ok()
+    }
+}
+
+/// The struct a serde_json user would write: strings borrowed, params and id
+/// kept as validated raw JSON.
+#[derive(Debug, Deserialize)]
+pub struct SerdeRequest<'a> {
+    /// Must be `"2.0"`.
+    pub jsonrpc: &'a str,
+    /// Borrowed unless escaped.
+    #[serde(borrow)]
+    pub method: Cow<'a, str>,
+    /// Raw params (validated, not parsed).
+    #[serde(borrow)]
+    pub params: Option<&'a serde_json::value::RawValue>,
+    /// Raw id (`None` also for `null`).
+    #[serde(borrow)]
+    pub id: Option<&'a serde_json::value::RawValue>,
+}
+
+/// serde_json: `from_slice` into [`SerdeRequest`] (stateless; a batch is a `Vec`).
+#[derive(Debug, Default)]
+pub struct SerdeJson;
+
+impl Stack for SerdeJson {
+    const NAME: &'static str = "serde_json";
+
+    #[inline]
+    fn call<'s>(&'s mut self, input: &'s [u8]) -> Option<Cow<'s, str>> {
+        let req: SerdeRequest<'s> = serde_json::from_slice(input).ok()?;
+        (req.jsonrpc == "2.0" && req.id.is_some()).then_some(req.method)
+    }
+
+    #[inline]
+    fn batch(&mut self, input: &[u8], method: &str) -> usize {
+        match serde_json::from_slice::<Vec<SerdeRequest<'_>>>(input) {
+            Ok(reqs) => reqs
+                .iter()
+                .filter(|r| r.jsonrpc == "2.0" && r.id.is_some() && r.method == method)
+                .count(),
+            Err(_) => 0,
+        }
+    }
+
+    #[inline]
+    fn validate(&mut self, input: &[u8]) -> bool {
+        serde_json::from_slice::<IgnoredAny>(input).is_ok()
+    }
+}
+
+/// serde_json validating into a `&RawValue` (what a serde_json user keeps params
+/// as). Unlike [`SerdeJson`]'s `IgnoredAny`, which skips strings without checking
+/// their UTF-8, this checks UTF-8 too (over the whole value, after the skip), as
+/// switchboard does. Calls and batches are [`SerdeJson`]'s.
+#[derive(Debug, Default)]
+pub struct SerdeJsonRaw;
+
+impl Stack for SerdeJsonRaw {
+    const NAME: &'static str = "serde_json_raw";
+
+    #[inline]
+    fn call<'s>(&'s mut self, input: &'s [u8]) -> Option<Cow<'s, str>> {
+        let req: SerdeRequest<'s> = serde_json::from_slice(input).ok()?;
+        (req.jsonrpc == "2.0" && req.id.is_some()).then_some(req.method)
+    }
+
+    #[inline]
+    fn batch(&mut self, input: &[u8], method: &str) -> usize {
+        SerdeJson.batch(input, method)
+    }
+
+    #[inline]
+    fn validate(&mut self, input: &[u8]) -> bool {
+        serde_json::from_slice::<&serde_json::value::RawValue>(input).is_ok()
+    }
+}
+
+/// simd-json's tape with every buffer reused (input copy, stage buffers, tape).
+///
+/// simd-json rewrites its input (it unescapes strings in place), so a caller that
+/// must keep its bytes (to echo an id, to forward params) has to copy them first:
+/// the copy into a reused `Vec` is part of this stack's real per-message cost and
+/// is measured here.
+#[derive(Default)]
+pub struct SimdJsonTape {
+    scratch: Vec<u8>,
+    buffers: Buffers,
+    /// Kept empty between messages (`Tape::reset`) so that its allocation is reused.
+    tape: Option<Tape<'static>>,
+}
+
+/// The method of a tape object that is a Request (`jsonrpc` `"2.0"`, `id` present).
+#[inline]
+fn tape_method<'i>(v: simd_json::tape::Value<'_, 'i>) -> Option<&'i str> {
+    let obj = v.as_object()?;
+    if obj.get("jsonrpc")?.as_str()? != "2.0" || obj.get("id").is_none() {
+        return None;
+    }
+    obj.get("method")?.into_string()
+}
+
+/// Builds the tape of `buf` in place into the reused `slot` and applies `f`.
+#[inline]
+fn with_tape_in<'s, R>(
+    buf: &'s mut [u8],
+    buffers: &mut Buffers,
+    slot: &mut Option<Tape<'static>>,
+    f: impl FnOnce(&Tape<'s>) -> R,
+) -> Option<R> {
+    let mut tape: Tape<'s> = slot.take().unwrap_or_else(Tape::null).reset();
+    let out = simd_json::fill_tape(buf, buffers, &mut tape)
+        .ok()
+        .map(|()| f(&tape));
+    *slot = Some(tape.reset());
+    out
+}
+
+impl SimdJsonTape {
+    /// Copies `input` into the scratch buffer, builds the tape there and applies `f`.
+    #[inline]
+    fn with_tape<'s, R>(&'s mut self, input: &[u8], f: impl FnOnce(&Tape<'s>) -> R) -> Option<R> {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(input);
+        with_tape_in(&mut self.scratch, &mut self.buffers, &mut self.tape, f)
+    }
+}
+
+impl Stack for SimdJsonTape {
+    const NAME: &'static str = "simd_json_tape";
+
+    #[inline]
+    fn call<'s>(&'s mut self, input: &'s [u8]) -> Option<Cow<'s, str>> {
+        self.with_tape(input, |t| tape_method(t.as_value()))
+            .flatten()
+            .map(Cow::Borrowed)
+    }
+
+    #[inline]
+    fn batch(&mut self, input: &[u8], method: &str) -> usize {
+        self.with_tape(input, |t| {
+            t.as_value().as_array().map_or(0, |a| {
+                a.iter().filter(|&e| tape_method(e) == Some(method)).count()
+            })
+        })
+        .unwrap_or(0)
+    }
+
+    #[inline]
+    fn validate(&mut self, input: &[u8]) -> bool {
+        self.with_tape(input, |_| ()).is_some()
+    }
+}
+
+/// The closest struct simd-json's serde support can fill: it has no raw-value
+/// type, so params and id are skipped (validated, not kept), which is less work
+/// than [`SerdeRequest`] does.
+#[derive(Debug, Deserialize)]
+pub struct SimdSerdeRequest<'a> {
+    /// Must be `"2.0"`.
+    pub jsonrpc: &'a str,
+    /// Borrowed unless escaped.
+    #[serde(borrow)]
+    pub method: Cow<'a, str>,
+    /// Skipped.
+    pub params: Option<IgnoredAny>,
+    /// Skipped (`None` also for `null`).
+    pub id: Option<IgnoredAny>,
+}
+
+/// simd-json's serde deserializer (`from_slice_with_buffers`) into
+/// [`SimdSerdeRequest`], on a reused copy of the input (see [`SimdJsonTape`]).
+#[derive(Default)]
+pub struct SimdJsonSerde {
+    scratch: Vec<u8>,
+    buffers: Buffers,
+}
+
+impl Stack for SimdJsonSerde {
+    const NAME: &'static str = "simd_json_serde";
+
+    #[inline]
+    fn call<'s>(&'s mut self, input: &'s [u8]) -> Option<Cow<'s, str>> {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(input);
+        let req: SimdSerdeRequest<'s> =
+            simd_json::serde::from_slice_with_buffers(&mut self.scratch, &mut self.buffers).ok()?;
+        (req.jsonrpc == "2.0" && req.id.is_some()).then_some(req.method)
+    }
+
+    #[inline]
+    fn batch(&mut self, input: &[u8], method: &str) -> usize {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(input);
+        match simd_json::serde::from_slice_with_buffers::<Vec<SimdSerdeRequest<'_>>>(
+            &mut self.scratch,
+            &mut self.buffers,
+        ) {
+            Ok(reqs) => reqs
+                .iter()
+                .filter(|r| r.jsonrpc == "2.0" && r.id.is_some() && r.method == method)
+                .count(),
+            Err(_) => 0,
+        }
+    }
+
+    #[inline]
+    fn validate(&mut self, input: &[u8]) -> bool {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(input);
+        simd_json::serde::from_slice_with_buffers::<IgnoredAny>(
+            &mut self.scratch,
+            &mut self.buffers,
+        )
+        .is_ok()
+    }
+}
+
+/// simd-json's choice of kernel on this CPU, for reports.
+pub fn simd_json_backend() -> String {
+    simd_json::Deserializer::algorithm().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check<S: Stack + Default>() {
+        let mut s = S::default();
+        for w in workloads() {
+            assert!(s.run(&w.bytes, w.expect), "{} on {}", S::NAME, w.name);
+            // Twice: the reused state must give the same answer.
+            assert!(
+                s.run(&w.bytes, w.expect),
+                "{} on {} (reused)",
+                S::NAME,
+                w.name
+            );
+        }
+        assert!(!s.run(
+            br#"{"jsonrpc":"2.0","method":"x","id":1"#,
+            Expect::Call("x")
+        ));
+        assert!(!s.run(b"[1,]", Expect::Valid));
+    }
+
+    #[test]
+    fn every_stack_gets_every_workload_right() {
+        check::<Switchboard>();
+        check::<SerdeJson>();
+        check::<SerdeJsonRaw>();
+        check::<SimdJsonTape>();
+        check::<SimdJsonSerde>();
+    }
+
+    /// Why the validation groups have two serde_json rows.
+    #[test]
+    fn serde_json_ignored_any_does_not_check_utf8_in_strings() {
+        let bad = b"[\"\xff\"]";
+        assert!(SerdeJson.validate(bad));
+        assert!(!SerdeJsonRaw.validate(bad));
+        assert!(!Switchboard::default().validate(bad));
+        assert!(!SimdJsonTape::default().validate(bad));
+    }
+
+    #[test]
+    fn workload_sizes() {
+        assert_eq!(payloads::ETH_GET_BALANCE.len(), 115);
+        let ws = workloads();
+        let size = |n: &str| ws.iter().find(|w| w.name == n).unwrap().bytes.len();
+        assert!(
+            (3800..=4400).contains(&size("params_4k")),
+            "{}",
+            size("params_4k")
+        );
+        assert!((60_000..=70_000).contains(&size("text_64k")));
+        assert!((60_000..=70_000).contains(&size("base64_64k")));
+        assert!((1100..=1300).contains(&size("batch10_eth_getBalance")));
+    }
+
+    #[test]
+    fn validate_payloads_are_json_the_way_serde_json_sees_them() {
+        for w in workloads()
+            .into_iter()
+            .filter(|w| w.expect == Expect::Valid)
+        {
+            let v: serde_json::Value = serde_json::from_slice(&w.bytes).unwrap();
+            assert!(v.is_object() || v.is_array(), "{}", w.name);
+        }
+    }
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Instructions per message, measured with callgrind (stable on a noisy machine).
+#
+# For each stack and workload it runs the `count` harness (release build) for two
+# message counts N1 < N2 and prints (Ir(N2) - Ir(N1)) / (N2 - N1): process
+# start-up, set-up and first-message warm-up cancel out.
+#
+#   benches/callgrind.sh                    # the whole table
+#   STACKS="switchboard" WORKLOADS="eth_getBalance" benches/callgrind.sh
+#   benches/callgrind.sh profile switchboard eth_getBalance
+#       # instructions per message by source line (exclusive) of one
+#       # stack on one workload, to find where the instructions go.
+#
+# Honours CARGO_TARGET_DIR (default: the workspace's target/). Needs valgrind.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+target="${CARGO_TARGET_DIR:-$root/target}"
+# Line tables only: same code as a plain release build, but callgrind can name lines.
+export CARGO_PROFILE_RELEASE_DEBUG="${CARGO_PROFILE_RELEASE_DEBUG:-line-tables-only}"
+cargo build --quiet --release -p switchboard-benches --bin count
+bin="$target/release/count"
+out="$(mktemp -d "${TMPDIR:-/tmp}/switchboard-callgrind.XXXXXX")"
+trap 'rm -rf "$out"' EXIT
+
+# Total instructions (Ir) of one run: `count STACK WORKLOAD N`.
+ir() {
+    local file="$out/$1.$2.$3.out"
+    valgrind --tool=callgrind --callgrind-out-file="$file" "$bin" "$1" "$2" "$3" \
+        >/dev/null 2>"$file.log" || { cat "$file.log" >&2; return 1; }
+    awk '/^(summary|totals):/ { print $2; exit }' "$file"
+}
+
+# N1 N2 for a workload: fewer repetitions for the big ones.
+counts() {
+    case "$1" in
+        batch*) echo "200 2200" ;;
+        params_4k) echo "100 1100" ;;
+        *_64k) echo "10 110" ;;
+        *) echo "1000 11000" ;;
+    esac
+}
+
+# Instructions of one run (exclusive) per source line ("L file:line<TAB>Ir") and per
+# function, inlined code included ("F name<TAB>Ir").
+lines_of() {
+    local file="$out/lines.$1.$2.$3.out"
+    valgrind --tool=callgrind --dump-instr=no --compress-strings=no --compress-pos=no \
+        --callgrind-out-file="$file" "$bin" "$1" "$2" "$3" >/dev/null 2>"$file.log" \
+        || { cat "$file.log" >&2; return 1; }
+    awk '
+        /^fl=/ { fl = substr($0, 4); cur = fl; next }
+        /^(fi|fe)=/ { cur = substr($0, 4); next }
+        /^fn=/ { cur = fl; fn = substr($0, 4); next }
+        /^calls=/ { skip = 1; next }
+        /^[0-9]/ {
+            if (skip) { skip = 0; next }
+            cost["L " cur ":" $1] += $2
+            cost["F " fn] += $2
+        }
+        END { for (k in cost) print k "\t" cost[k] }
+    ' "$file"
+}
+
+if [[ "${1:-}" == "profile" ]]; then
+    stack="${2:?usage: callgrind.sh profile STACK WORKLOAD}"
+    workload="${3:?usage: callgrind.sh profile STACK WORKLOAD}"
+    read -r n1 n2 <<<"$(counts "$workload")"
+    lines_of "$stack" "$workload" "$n1" | sort >"$out/a"
+    lines_of "$stack" "$workload" "$n2" | sort >"$out/b"
+    join -t $'\t' -a 2 -e 0 -o 0,1.2,2.2 "$out/a" "$out/b" \
+        | awk -F'\t' -v d="$((n2 - n1))" '{ v = ($3 - $2) / d; if (v >= 0.5) printf "%8.1f\t%s\n", v, $1 }' \
+        | sort -rn >"$out/per"
+    echo "== $stack on $workload: instructions per message by function, inlined code included"
+    awk -F'\t' '$2 ~ /^F / { printf "%8s  %s\n", $1, substr($2, 3) }' "$out/per" | head -20
+    echo "== by source line (top 40)"
+    awk -F'\t' '$2 ~ /^L / { print $1 "\t" substr($2, 3) }' "$out/per" | head -40 >"$out/top"
+    while IFS=$'\t' read -r v loc; do
+        src="${loc%:*}"
+        line="${loc##*:}"
+        text=""
+        if [[ -f "$src" && "$line" -gt 0 ]]; then
+            text="$(sed -n "${line}p" "$src" | sed 's/^ *//' | cut -c1-70)"
+        fi
+        short="$(sed -E 's|^/rustc/[^/]*/library/|std:|; s|^.*/registry/src/[^/]*/||; s|^'"$root"'/||' <<<"$loc")"
+        printf '%8s  %-48s %s\n' "$v" "$short" "$text"
+    done <"$out/top"
+    exit 0
+fi
+
+stacks_all="${STACKS:-switchboard serde_json serde_json_raw simd_json_tape simd_json_serde}"
+workloads="${WORKLOADS:-eth_getBalance subtract_positional subtract_named batch10_eth_getBalance params_4k text_64k base64_64k}"
+
+echo "backends under valgrind: $(valgrind --tool=none -q "$bin" backends 2>/dev/null)"
+echo "backends natively:       $("$bin" backends)"
+printf '%-24s %7s %-16s %10s %10s %9s %9s\n' workload bytes stack "instr/msg" "instr/B" "/serde" "/simdtape"
+for w in $workloads; do
+    read -r n1 n2 <<<"$(counts "$w")"
+    bytes="$("$bin" list | awk -v w="$w" '$1 == "workload" && $2 == w { print $3 }')"
+    declare -A per=()
+    order=()
+    for s in $stacks_all; do
+        # Validation compares serde_json with and without UTF-8 checks (`_raw`);
+        # calls and batches compare simd-json's serde path instead.
+        if [[ "$w" =~ ^(params_4k|text_64k|base64_64k)$ ]]; then
+            [[ "$s" == simd_json_serde ]] && continue
+        else
+            [[ "$s" == serde_json_raw ]] && continue
+        fi
+        a="$(ir "$s" "$w" "$n1")"
+        b="$(ir "$s" "$w" "$n2")"
+        per[$s]=$(( (b - a) / (n2 - n1) ))
+        order+=("$s")
+    done
+    ratio() { # ratio of stack $1 against stack $2, if both ran
+        if [[ -n "${per[$2]:-}" ]]; then
+            awk -v p="${per[$1]}" -v q="${per[$2]}" 'BEGIN { printf "%.2f", p / q }'
+        else
+            echo "-"
+        fi
+    }
+    for s in "${order[@]}"; do
+        printf '%-24s %7s %-16s %10d %10s %9s %9s\n' "$w" "$bytes" "$s" "${per[$s]}" \
+            "$(awk -v p="${per[$s]}" -v n="$bytes" 'BEGIN { printf "%.2f", p / n }')" \
+            "$(ratio "$s" serde_json)" "$(ratio "$s" simd_json_tape)"
+    done
+    unset per
+done
