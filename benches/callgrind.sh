@@ -73,9 +73,9 @@ if [[ "${1:-}" == "profile" ]]; then
         | awk -F'\t' -v d="$((n2 - n1))" '{ v = ($3 - $2) / d; if (v >= 0.5) printf "%8.1f\t%s\n", v, $1 }' \
         | sort -rn >"$out/per"
     echo "== $stack on $workload: instructions per message by function, inlined code included"
-    awk -F'\t' '$2 ~ /^F / { printf "%8s  %s\n", $1, substr($2, 3) }' "$out/per" | head -20
+    awk -F'\t' '$2 ~ /^F / && n++ < 20 { printf "%8s  %s\n", $1, substr($2, 3) }' "$out/per"
     echo "== by source line (top 40)"
-    awk -F'\t' '$2 ~ /^L / { print $1 "\t" substr($2, 3) }' "$out/per" | head -40 >"$out/top"
+    awk -F'\t' '$2 ~ /^L / && n++ < 40 { print $1 "\t" substr($2, 3) }' "$out/per" >"$out/top"
     while IFS=$'\t' read -r v loc; do
         src="${loc%:*}"
         line="${loc##*:}"
