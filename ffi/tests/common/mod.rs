@@ -69,6 +69,11 @@ pub fn run_ok(cmd: &mut Command) -> Output {
 /// Compiles C sources (C99, strict warnings) into `out`, statically linked with the
 /// library.
 pub fn compile_c(srcs: &[PathBuf], out: &Path, extra: &[&str]) {
+    compile_c_libs(srcs, out, extra, &[]);
+}
+
+/// As [`compile_c`], with more libraries to link (after the sources).
+pub fn compile_c_libs(srcs: &[PathBuf], out: &Path, extra: &[&str], libs: &[&str]) {
     let mut cmd = Command::new("gcc");
     cmd.arg("-std=c99")
         .args(STRICT)
@@ -80,6 +85,7 @@ pub fn compile_c(srcs: &[PathBuf], out: &Path, extra: &[&str]) {
         .arg(ffi_dir().join("tests/c"))
         .args(extra)
         .args(srcs)
+        .args(libs)
         .arg(static_lib())
         .args(NATIVE_LIBS)
         .arg("-o")
