@@ -75,6 +75,35 @@ pub mod _benchable {
     pub fn find_special(bytes: &[u8], from: usize) -> usize {
         crate::simd::find_special(bytes, from)
     }
+
+    /// The router's method table (perfect hash), for the lookup benches.
+    #[derive(Clone, Debug)]
+    pub struct MethodTable(crate::dispatch::method_table::MethodTable);
+
+    impl MethodTable {
+        /// Builds the table; `names[i]` is found at index `i`.
+        #[must_use]
+        pub fn build<I>(names: I) -> Self
+        where
+            I: IntoIterator,
+            I::Item: AsRef<str>,
+        {
+            MethodTable(crate::dispatch::method_table::MethodTable::build(names))
+        }
+
+        /// The index of `name`, if it was registered.
+        #[inline]
+        #[must_use]
+        pub fn get(&self, name: &str) -> Option<u32> {
+            self.0.get(name)
+        }
+
+        /// Whether the perfect hash was found (`false`: the fallback map is in use).
+        #[must_use]
+        pub fn is_perfect(&self) -> bool {
+            self.0.is_perfect()
+        }
+    }
 }
 
 /// The README's Rust examples, compiled and run as doctests.

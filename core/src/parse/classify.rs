@@ -60,13 +60,20 @@ pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, names: &'a [u8]) -> It
             },
         }
     } else {
-        // The scanner validated the string as UTF-8.
-        match core::str::from_utf8(&mraw[1..mraw.len() - 1]) {
-            Ok(name) => Method { name, exact: true },
-            Err(_) => Method {
-                name: "",
-                exact: false,
-            },
+        let raw = &mraw[1..mraw.len() - 1];
+        if raw.is_ascii() {
+            // SAFETY: every byte is ASCII (just checked), and ASCII is valid UTF-8.
+            let name = unsafe { core::str::from_utf8_unchecked(raw) };
+            Method { name, exact: true }
+        } else {
+            // The scanner validated the string as UTF-8; never trust that blindly.
+            match core::str::from_utf8(raw) {
+                Ok(name) => Method { name, exact: true },
+                Err(_) => Method {
+                    name: "",
+                    exact: false,
+                },
+            }
         }
     };
 

@@ -423,8 +423,11 @@ impl Parser {
         };
         match shape {
             Shape::Object => {
-                let names =
-                    decode_names(&mut self.arena, input, core::slice::from_mut(&mut self.top));
+                let names: &[u8] = if self.top.escaped & (1 << Field::Method as u8) == 0 {
+                    &[]
+                } else {
+                    decode_names(&mut self.arena, input, core::slice::from_mut(&mut self.top))
+                };
                 classify::classify(input, &self.top, names).into()
             }
             Shape::Scalar => Message::Error(Error::new(Reason::NotAnObject, Id::NULL)),

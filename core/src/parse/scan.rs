@@ -98,9 +98,39 @@ pub(crate) struct Scanner<'a, 's> {
     /// One bit per nesting level: 1 = array, 0 = object. Holds at least
     /// `max_depth + 1` bits (sized once, with the parser).
     stack: &'s mut [u64],
+    /// Whether the compact fast path may be tried (off only in differential tests).
+    compact: bool,
 }
 
-type Res<T> = Result<T, Error<'static>>;
+/// The scanner's internal error: small enough to return in registers. Turned
+/// into the public [`Error`] once, at the end.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fail {
+    reason: Reason,
+    at: u32,
+}
+
+impl Fail {
+    #[cold]
+    #[inline(never)]
+    fn at(reason: Reason, at: usize) -> Self {
+        Fail {
+            reason,
+            at: at as u32,
+        }
+    }
+
+    fn into_error(self, max_depth: usize) -> Error<'static> {
+        let e = Error::at(self.reason, self.at as usize);
+        if self.reason == Reason::TooDeep {
+            e.with_limit(max_depth)
+        } else {
+            e
+        }
+    }
+}
+
+type Res<T> = Result<T, Fail>;
 
 #[inline]
 fn is_ws(b: u8) -> bool {
@@ -115,7 +145,15 @@ impl<'a, 's> Scanner<'a, 's> {
             pos: 0,
             max_depth,
             stack,
+            compact: true,
         }
+    }
+
+    /// Disables the compact fast path, for differential tests against the general path.
+    #[cfg(test)]
+    pub(crate) fn general_only(mut self) -> Self {
+        self.compact = false;
+        self
     }
 
     /// Scans a whole message: records the top object's spans into `top`, or the
@@ -125,13 +163,30 @@ impl<'a, 's> Scanner<'a, 's> {
         top: &mut ObjSpans,
         elems: &mut impl ElemSink,
         record_limit: usize,
+    ) -> Result<Shape, Error<'static>> {
+        self.scan_message_inner(top, elems, record_limit)
+            .map_err(|f| f.into_error(self.max_depth))
+    }
+
+    fn scan_message_inner(
+        &mut self,
+        top: &mut ObjSpans,
+        elems: &mut impl ElemSink,
+        record_limit: usize,
     ) -> Res<Shape> {
         self.skip_ws();
         let shape = match self.peek() {
-            None => return Err(Error::at(Reason::Empty, self.pos)),
+            None => return Err(Fail::at(Reason::Empty, self.pos)),
             Some(b'{') => {
                 *top = ObjSpans::default();
-                self.scan_object(1, top)?;
+                if self.pos != 0 || !self.compact || !self.scan_compact(top) {
+                    // The general path, from the start: it gives every verdict the
+                    // compact path declined, errors included.
+                    *top = ObjSpans::default();
+                    self.pos = 0;
+                    self.skip_ws();
+                    self.scan_object(1, top)?;
+                }
                 Shape::Object
             }
             Some(b'[') => {
@@ -140,7 +195,7 @@ impl<'a, 's> Scanner<'a, 's> {
                 Shape::Batch { len }
             }
             Some(0xEF) if self.bytes[self.pos..].starts_with(&[0xEF, 0xBB, 0xBF]) => {
-                return Err(Error::at(Reason::ByteOrderMark, self.pos));
+                return Err(Fail::at(Reason::ByteOrderMark, self.pos));
             }
             Some(_) => {
                 self.scan_value(1)?;
@@ -149,24 +204,29 @@ impl<'a, 's> Scanner<'a, 's> {
         };
         self.skip_ws();
         if self.pos != self.bytes.len() {
-            return Err(Error::at(Reason::TrailingBytes, self.pos));
+            return Err(Fail::at(Reason::TrailingBytes, self.pos));
         }
         Ok(shape)
     }
 
     /// Validates that the whole input is exactly one JSON text.
-    pub(crate) fn validate(&mut self) -> Res<()> {
+    pub(crate) fn validate(&mut self) -> Result<(), Error<'static>> {
+        self.validate_inner()
+            .map_err(|f| f.into_error(self.max_depth))
+    }
+
+    fn validate_inner(&mut self) -> Res<()> {
         self.skip_ws();
         match self.peek() {
-            None => return Err(Error::at(Reason::Empty, self.pos)),
+            None => return Err(Fail::at(Reason::Empty, self.pos)),
             Some(0xEF) if self.bytes[self.pos..].starts_with(&[0xEF, 0xBB, 0xBF]) => {
-                return Err(Error::at(Reason::ByteOrderMark, self.pos));
+                return Err(Fail::at(Reason::ByteOrderMark, self.pos));
             }
             Some(_) => self.scan_value(1)?,
         }
         self.skip_ws();
         if self.pos != self.bytes.len() {
-            return Err(Error::at(Reason::TrailingBytes, self.pos));
+            return Err(Fail::at(Reason::TrailingBytes, self.pos));
         }
         Ok(())
     }
@@ -176,8 +236,18 @@ impl<'a, 's> Scanner<'a, 's> {
         self.bytes.get(self.pos).copied()
     }
 
-    #[inline]
+    #[inline(always)]
     fn skip_ws(&mut self) {
+        // Compact JSON has no whitespace: one compare in the common case.
+        match self.bytes.get(self.pos) {
+            Some(&b) if b > b' ' => {}
+            None => {}
+            Some(_) => self.skip_ws_slow(),
+        }
+    }
+
+    #[inline(never)]
+    fn skip_ws_slow(&mut self) {
         while let Some(&b) = self.bytes.get(self.pos) {
             if !is_ws(b) {
                 break;
@@ -187,11 +257,11 @@ impl<'a, 's> Scanner<'a, 's> {
     }
 
     #[cold]
-    fn unexpected(&self) -> Error<'static> {
+    fn unexpected(&self) -> Fail {
         if self.pos >= self.bytes.len() {
-            Error::at(Reason::UnexpectedEnd, self.pos)
+            Fail::at(Reason::UnexpectedEnd, self.pos)
         } else {
-            Error::at(Reason::UnexpectedByte, self.pos)
+            Fail::at(Reason::UnexpectedByte, self.pos)
         }
     }
 
@@ -202,6 +272,70 @@ impl<'a, 's> Scanner<'a, 's> {
             Ok(())
         } else {
             Err(self.unexpected())
+        }
+    }
+
+    /// The fast path for the compact layout most clients send,
+    /// `{"jsonrpc":"2.0","method":"…"` then optional `,"params":…` and `,"id":…`
+    /// then `}`, with no whitespace and no escape in the method. Returns `false`
+    /// (having recorded nothing that the general path keeps) on anything else,
+    /// errors included: the general path then rescans and gives the verdict.
+    /// Differential tests check both paths record the same spans.
+    fn scan_compact(&mut self, top: &mut ObjSpans) -> bool {
+        const PREFIX: &[u8; 27] = br#"{"jsonrpc":"2.0","method":""#;
+        if !self.bytes.starts_with(PREFIX) || self.max_depth < 2 {
+            return false;
+        }
+        self.pos = PREFIX.len() - 1; // the method's opening quote
+        match self.scan_string() {
+            Ok(false) => {}
+            _ => return false,
+        }
+        top.members[Field::Jsonrpc as usize] = Span { start: 11, end: 16 };
+        top.members[Field::Method as usize] = Span {
+            start: PREFIX.len() as u32 - 1,
+            end: self.pos as u32,
+        };
+        loop {
+            let rest = &self.bytes[self.pos..];
+            let field = if rest.starts_with(br#","params":"#) {
+                self.pos += 10;
+                Field::Params
+            } else if rest.starts_with(br#","id":"#) {
+                self.pos += 6;
+                Field::Id
+            } else if rest.first() == Some(&b'}') {
+                self.pos += 1;
+                top.is_object = true;
+                top.whole = Span {
+                    start: 0,
+                    end: self.pos as u32,
+                };
+                return true;
+            } else {
+                return false;
+            };
+            if top.members[field as usize].is_present() {
+                return false; // a duplicate: the general path records it
+            }
+            let start = self.pos;
+            let escaped = if self.bytes.get(start) == Some(&b'"') {
+                match self.scan_string() {
+                    Ok(e) => e,
+                    Err(_) => return false,
+                }
+            } else if self.scan_value(2).is_ok() {
+                false
+            } else {
+                return false;
+            };
+            if escaped {
+                top.escaped |= 1 << field as u8;
+            }
+            top.members[field as usize] = Span {
+                start: start as u32,
+                end: self.pos as u32,
+            };
         }
     }
 
@@ -246,7 +380,7 @@ impl<'a, 's> Scanner<'a, 's> {
     /// Scans an object at `depth` whose members JSON-RPC cares about.
     fn scan_object(&mut self, depth: usize, spans: &mut ObjSpans) -> Res<()> {
         if depth > self.max_depth {
-            return Err(Error::at(Reason::TooDeep, self.pos).with_limit(self.max_depth));
+            return Err(Fail::at(Reason::TooDeep, self.pos));
         }
         let start = self.pos;
         spans.is_object = true;
@@ -267,7 +401,7 @@ impl<'a, 's> Scanner<'a, 's> {
             }
             let ks = self.pos;
             let key_escaped = self.scan_string()?;
-            let field = identify_key(&self.bytes[ks + 1..self.pos - 1], key_escaped);
+            let field = identify_key(self.bytes, ks, self.pos, key_escaped);
             self.skip_ws();
             self.expect(b':')?;
             self.skip_ws();
@@ -328,7 +462,7 @@ impl<'a, 's> Scanner<'a, 's> {
             self.pos += lit.len();
             Ok(())
         } else {
-            Err(Error::at(Reason::InvalidLiteral, self.pos))
+            Err(Fail::at(Reason::InvalidLiteral, self.pos))
         }
     }
 
@@ -337,7 +471,7 @@ impl<'a, 's> Scanner<'a, 's> {
         let b = self.bytes;
         let mut p = self.pos;
         let digit = |p: usize| matches!(b.get(p), Some(b'0'..=b'9'));
-        let bad = |p: usize| Err(Error::at(Reason::InvalidNumber, p.max(start)));
+        let bad = |p: usize| Err(Fail::at(Reason::InvalidNumber, p.max(start)));
         if b.get(p) == Some(&b'-') {
             p += 1;
         }
@@ -384,10 +518,34 @@ impl<'a, 's> Scanner<'a, 's> {
     }
 
     /// Scans a string starting at its opening quote; returns whether it holds escapes.
-    #[inline]
+    #[inline(always)]
     fn scan_string(&mut self) -> Res<bool> {
+        let p = self.pos + 1;
+        // Most strings (keys, method names, ids) end within 16 bytes: one SSE2
+        // compare finds the closing quote without a call.
+        let mut q = p;
+        // Up to 64 bytes in 16-byte steps inline (hex ids, addresses, hashes).
+        for _ in 0..4 {
+            let Some(mask) = simd::mask16(self.bytes, q) else {
+                break;
+            };
+            if mask != 0 {
+                let i = q + mask.trailing_zeros() as usize;
+                if self.bytes[i] == b'"' {
+                    self.pos = i + 1;
+                    return Ok(false);
+                }
+                return self.scan_string_from(i);
+            }
+            q += 16;
+        }
+        self.scan_string_from(q)
+    }
+
+    /// The general string loop, from `p` inside the string body.
+    #[inline(never)]
+    fn scan_string_from(&mut self, mut p: usize) -> Res<bool> {
         let b = self.bytes;
-        let mut p = self.pos + 1;
         let mut escaped = false;
         loop {
             p = simd::find_special(b, p);
@@ -398,13 +556,19 @@ impl<'a, 's> Scanner<'a, 's> {
                 }
                 Some(b'\\') => {
                     escaped = true;
-                    p = unescape::check_escape(b, p).ok_or(Error::at(Reason::InvalidEscape, p))?;
+                    p = match unescape::check_escape(b, p) {
+                        Some(next) => next,
+                        None => return Err(Fail::at(Reason::InvalidEscape, p)),
+                    };
                 }
-                Some(&c) if c < 0x20 => return Err(Error::at(Reason::ControlCharacter, p)),
+                Some(&c) if c < 0x20 => return Err(Fail::at(Reason::ControlCharacter, p)),
                 Some(_) => {
-                    p = utf8_char_end(b, p).ok_or(Error::at(Reason::InvalidUtf8, p))?;
+                    p = match utf8_char_end(b, p) {
+                        Some(next) => next,
+                        None => return Err(Fail::at(Reason::InvalidUtf8, p)),
+                    };
                 }
-                None => return Err(Error::at(Reason::UnexpectedEnd, p)),
+                None => return Err(Fail::at(Reason::UnexpectedEnd, p)),
             }
         }
     }
@@ -416,7 +580,7 @@ impl<'a, 's> Scanner<'a, 's> {
         let mut depth = base;
         'open: loop {
             if depth > self.max_depth {
-                return Err(Error::at(Reason::TooDeep, self.pos).with_limit(self.max_depth));
+                return Err(Fail::at(Reason::TooDeep, self.pos));
             }
             let is_array = self.bytes[self.pos] == b'[';
             self.set_level(depth, is_array);
@@ -500,23 +664,56 @@ impl<'a, 's> Scanner<'a, 's> {
     }
 }
 
-/// Which JSON-RPC member a key names (after unescaping), if any.
-#[inline]
-fn identify_key(inner: &[u8], escaped: bool) -> Option<Field> {
-    if !escaped {
-        return match inner {
-            b"jsonrpc" => Some(Field::Jsonrpc),
-            b"method" => Some(Field::Method),
-            b"params" => Some(Field::Params),
-            b"id" => Some(Field::Id),
-            b"result" => Some(Field::Result),
-            b"error" => Some(Field::Error),
-            _ => None,
-        };
+/// The first `N <= 8` bytes of a name as a little-endian word.
+const fn word(name: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < name.len() {
+        w |= (name[i] as u64) << (8 * i);
+        i += 1;
     }
-    Field::ALL
-        .into_iter()
-        .find(|f| unescape::escaped_eq(inner, f.name().as_bytes()))
+    w
+}
+
+const W_ID: u64 = word(b"id");
+const W_ERROR: u64 = word(b"error");
+const W_METHOD: u64 = word(b"method");
+const W_PARAMS: u64 = word(b"params");
+const W_RESULT: u64 = word(b"result");
+const W_JSONRPC: u64 = word(b"jsonrpc");
+
+/// Which JSON-RPC member the key string `bytes[ks..ke]` (quotes included) names,
+/// after unescaping, if any.
+#[inline(always)]
+fn identify_key(bytes: &[u8], ks: usize, ke: usize, escaped: bool) -> Option<Field> {
+    let inner = &bytes[ks + 1..ke - 1];
+    if escaped {
+        return Field::ALL
+            .into_iter()
+            .find(|f| unescape::escaped_eq(inner, f.name().as_bytes()));
+    }
+    let n = inner.len();
+    if !(2..=7).contains(&n) {
+        return None;
+    }
+    // One 8-byte load covers the name (and its closing quote, masked off).
+    let w = match bytes.get(ks + 1..ks + 9) {
+        Some(chunk) => {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(chunk);
+            u64::from_le_bytes(a) & ((1u64 << (8 * n)) - 1)
+        }
+        None => word(inner),
+    };
+    match (n, w) {
+        (2, W_ID) => Some(Field::Id),
+        (6, W_METHOD) => Some(Field::Method),
+        (6, W_PARAMS) => Some(Field::Params),
+        (7, W_JSONRPC) => Some(Field::Jsonrpc),
+        (6, W_RESULT) => Some(Field::Result),
+        (5, W_ERROR) => Some(Field::Error),
+        _ => None,
+    }
 }
 
 /// If a valid UTF-8 scalar value (RFC 3629) starts at `p`, the index after it.

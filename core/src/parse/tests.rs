@@ -108,3 +108,99 @@ case!(
 );
 case!(escaped_methods_in_batch, br#"[{"jsonrpc":"2.0","method":"\u0061b","id":1},{"jsonrpc":"2.0","method":"cd","id":2},{"jsonrpc":"2.0","method":"e\u0066","id":3}]"#,
     |m| matches!(m, Message::Batch(b) if b.iter().map(|i| match i { Item::Request(r) => r.method().as_str(), _ => "?" }).collect::<Vec<_>>() == ["ab", "cd", "ef"]));
+
+/// The compact fast path and the general path record the same spans and give the
+/// same verdict, on compact messages, every truncation of them, and byte mutations.
+#[test]
+fn compact_path_matches_general_path() {
+    use super::scan::{ElemSink, ObjSpans, Scanner};
+    struct Sink(Vec<ObjSpans>);
+    impl ElemSink for Sink {
+        fn clear(&mut self) {
+            self.0.clear();
+        }
+        fn push(&mut self, s: ObjSpans) {
+            self.0.push(s);
+        }
+    }
+    fn run(input: &[u8], general: bool, max_depth: usize) -> String {
+        let mut stack = vec![0u64; max_depth / 64 + 1];
+        let mut top = ObjSpans::default();
+        let mut sink = Sink(Vec::new());
+        let sc = Scanner::new(input, max_depth, &mut stack);
+        let mut sc = if general { sc.general_only() } else { sc };
+        let r = sc.scan_message(&mut top, &mut sink, 10);
+        format!("{r:?} {top:?} {:?}", sink.0)
+    }
+    let methods = [
+        r#""eth_getBalance""#,
+        r#""su\u0062tract""#,
+        r#""héllo""#,
+        r#""""#,
+        r#""\ud800""#,
+        "7",
+        r#""a"#,
+    ];
+    let params = [
+        "",
+        r#","params":[42,23]"#,
+        r#","params":{"a":[1,{"b":null}],"c":"d"}"#,
+        r#","params":null"#,
+        r#","params":"x""#,
+        r#","params":[1,]"#,
+        r#","params":[[[[[[1]]]]]]"#,
+        r#","params":[],"params":[]"#,
+        r#","params" :[1]"#,
+        r#","params":["0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045","latest"]"#,
+    ];
+    let ids = [
+        "",
+        r#","id":1"#,
+        r#","id":"x\"y""#,
+        r#","id":-0.5e3"#,
+        r#","id":null"#,
+        r#","id":[1]"#,
+        r#","id":1,"id":2"#,
+        r#","id":01"#,
+    ];
+    let tails = ["}", "} ", "}x", ",\"x\":1}", "", "}}"];
+    let mut n = 0;
+    for m in methods {
+        for p in params {
+            for id in ids {
+                for t in tails {
+                    for order in 0..2 {
+                        let body = if order == 0 {
+                            format!("{p}{id}")
+                        } else {
+                            format!("{id}{p}")
+                        };
+                        let msg = format!(r#"{{"jsonrpc":"2.0","method":{m}{body}{t}"#);
+                        let b = msg.as_bytes();
+                        for depth in [1, 2, 3, 128] {
+                            assert_eq!(
+                                run(b, false, depth),
+                                run(b, true, depth),
+                                "{msg} depth {depth}"
+                            );
+                        }
+                        if m == methods[0] && t == "}" {
+                            for cut in 0..b.len() {
+                                assert_eq!(run(&b[..cut], false, 128), run(&b[..cut], true, 128));
+                            }
+                            for i in 0..b.len() {
+                                for x in [b'"', b'\\', b'}', b',', 0x80, b' '] {
+                                    let mut v = b.to_vec();
+                                    v[i] = x;
+                                    assert_eq!(run(&v, false, 128), run(&v, true, 128), "{v:?}");
+                                }
+                            }
+                        }
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(n > 1000);
+}

@@ -39,6 +39,8 @@ mod imp {
         }
     }
 
+    pub(crate) use super::super::sse2::mask16;
+
     /// The name of the kernel in use, for benches and reports.
     pub(crate) fn backend() -> &'static str {
         let mut c = CHOICE.load(Ordering::Relaxed);
@@ -57,13 +59,20 @@ mod imp {
         super::super::scalar::find_special(bytes, from)
     }
 
+    /// The special-byte bitmask of 16 bytes; the scalar build has no such fast
+    /// path and always answers `None` (callers then take the general loop).
+    #[inline(always)]
+    pub(crate) fn mask16(_bytes: &[u8], _from: usize) -> Option<u32> {
+        None
+    }
+
     /// The name of the kernel in use, for benches and reports.
     pub(crate) fn backend() -> &'static str {
         "scalar"
     }
 }
 
-pub(crate) use imp::{backend, find_special};
+pub(crate) use imp::{backend, find_special, mask16};
 
 #[cfg(test)]
 mod tests {

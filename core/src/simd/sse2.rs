@@ -28,3 +28,22 @@ pub(crate) fn find_special(bytes: &[u8], mut from: usize) -> usize {
     }
     super::scalar::find_special(bytes, from)
 }
+
+/// The special-byte bitmask of `bytes[from..from + 16]` (bit i = byte `from + i`),
+/// or `None` when fewer than 16 bytes remain.
+#[inline(always)]
+pub(crate) fn mask16(bytes: &[u8], from: usize) -> Option<u32> {
+    if from.checked_add(16)? > bytes.len() {
+        return None;
+    }
+    // SAFETY: `from + 16 <= bytes.len()` was just checked, so the unaligned 16-byte
+    // load stays inside `bytes`; SSE2 is part of the x86_64 baseline.
+    let mask = unsafe {
+        let v = _mm_loadu_si128(bytes.as_ptr().add(from) as *const __m128i);
+        let q = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let b = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        let c = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, b), c))
+    };
+    Some(mask as u32)
+}
