@@ -4,8 +4,11 @@
 #   1. under AddressSanitizer + UndefinedBehaviorSanitizer (gcc -fsanitize=address,undefined,
 #      the sanitizer runtimes linked statically and checked with nm), leaks included;
 #   2. under valgrind memcheck: zero errors and zero leaks of any kind required.
+#   3. the NDJSON example server under both, on a scripted session;
+#   4. the install story for real: ffi/install.sh (a release build) into a temporary
+#      prefix, then a program built with `cc $(pkg-config --cflags --libs switchboard)`.
 # Usage: ffi/check.sh            (from anywhere; honours CARGO_TARGET_DIR)
-# Needs: gcc, g++, valgrind, nm. CI runs it from .ci/run.
+# Needs: gcc, g++, valgrind, nm, pkg-config. CI runs it from .ci/run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -13,8 +16,8 @@ cd "$here/.."
 step() { printf '\n==> ffi/check.sh: %s\n' "$*"; }
 fail() { echo "ffi/check.sh: FAILED: $*" >&2; exit 1; }
 
-for tool in gcc g++ valgrind nm cargo; do
-  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install -y gcc g++ valgrind binutils)"
+for tool in gcc g++ valgrind nm cargo pkg-config; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install -y gcc g++ valgrind binutils pkg-config)"
 done
 
 target_dir="$(cargo metadata --format-version 1 --no-deps |
@@ -34,7 +37,8 @@ c_tests=(test_version.c test_session.c test_classifier.c test_errors.c test_thre
 cpp_tests=(test_cpp.cpp)
 
 build() { # build <mode> <source>: compiles into $out/<mode>/<name>
-  local mode="$1" src="$2" name compiler std
+  local mode="$1" src="$2" name compiler std dir=ffi/tests/c
+  case "$src" in examples/*) dir=ffi; ;; esac
   name="$(basename "${src%.*}")"
   case "$src" in
     *.cpp) compiler=g++; std=-std=c++17 ;;
@@ -46,7 +50,7 @@ build() { # build <mode> <source>: compiles into $out/<mode>/<name>
   fi
   mkdir -p "$out/$mode"
   "$compiler" "$std" "${strict[@]}" "${flags[@]}" -D_POSIX_C_SOURCE=200809L -pthread \
-    -I ffi/include -I ffi/tests/c "ffi/tests/c/$src" "$lib" "${native[@]}" \
+    -I ffi/include -I ffi/tests/c -I ffi/examples "$dir/$src" "$lib" "${native[@]}" \
     -o "$out/$mode/$name"
   echo "$out/$mode/$name"
 }
@@ -77,5 +81,57 @@ for src in "${c_tests[@]}" "${cpp_tests[@]}"; do
   grep -q "checks passed" "$bin.log" || { cat "$bin.log"; fail "$src printed no pass line"; }
   echo "valgrind ok: $src ($(grep 'checks passed' "$bin.log"))"
 done
+
+step "the NDJSON example server under ASan+UBSan and valgrind"
+ndjson_input='{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}
+
+{"jsonrpc":"2.0","method":"update","params":[1]}
+[{"jsonrpc":"2.0","method":"hello","id":2},{"jsonrpc":"2.0","method":"echo","params":{"a":[1]},"id":3},5]
+{"jsonrpc":"2.0","method":"fail","id":4}
+{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]
+[]'
+ndjson_expected='{"jsonrpc":"2.0","result":19,"id":1}
+[{"jsonrpc":"2.0","result":"hello, world","id":2},{"jsonrpc":"2.0","result":{"a":[1]},"id":3},{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"must be an object"}},"id":null}]
+{"jsonrpc":"2.0","error":{"code":1001,"message":"insufficient funds","data":{"balance":0}},"id":4}
+{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":{"reason":"unexpected byte","offset":39}},"id":null}
+{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"empty batch"}},"id":null}'
+bin="$(build asan examples/ndjson_server.c)"
+got="$(printf '%s\n' "$ndjson_input" | ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1 "$bin" 2>/dev/null)" ||
+  fail "ndjson_server under ASan/UBSan"
+[ "$got" = "$ndjson_expected" ] || { printf 'got:\n%s\nexpected:\n%s\n' "$got" "$ndjson_expected"; fail "ndjson_server output (asan)"; }
+echo "asan+ubsan ok: examples/ndjson_server.c"
+bin="$(build valgrind examples/ndjson_server.c)"
+got="$(printf '%s\n' "$ndjson_input" | valgrind --quiet --error-exitcode=99 --leak-check=full \
+  --show-leak-kinds=all --errors-for-leak-kinds=all --log-file="$bin.valgrind" "$bin" 2>/dev/null)" ||
+  { cat "$bin.valgrind"; fail "ndjson_server under valgrind"; }
+[ -s "$bin.valgrind" ] && { cat "$bin.valgrind"; fail "ndjson_server: valgrind reported something"; }
+[ "$got" = "$ndjson_expected" ] || { printf 'got:\n%s\n' "$got"; fail "ndjson_server output (valgrind)"; }
+echo "valgrind ok: examples/ndjson_server.c"
+
+step "install.sh (release build) into a temporary prefix; build with pkg-config"
+prefix="$out/prefix"
+rm -rf "$prefix"
+bash ffi/install.sh "$prefix"
+cat > "$out/pkgconfig_hello.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <switchboard.h>
+int main(void) {
+  swb_router_builder *b; const swb_router *r; swb_session *s; const uint8_t *o; size_t n;
+  const char *m = "{\"jsonrpc\":\"2.0\",\"method\":\"rpc.discover\",\"id\":1}";
+  if (strcmp(swb_version(), SWB_VERSION)) return 3;
+  if (swb_router_builder_new(&b) || swb_router_builder_build(b, &r) || swb_session_new(r, &s) ||
+      swb_session_handle(s, (const uint8_t *)m, strlen(m), &o, &n)) return 2;
+  printf("%.*s\n", (int)n, (const char *)o);
+  swb_session_free(s); swb_router_free(r);
+  return 0;
+}
+C
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" sh -c \
+  'cc -std=c99 -Wall -Wextra -Werror -pedantic "$0" $(pkg-config --cflags --libs switchboard) -o "$1"' \
+  "$out/pkgconfig_hello.c" "$out/pkgconfig_hello"
+got="$(LD_LIBRARY_PATH="$prefix/lib" "$out/pkgconfig_hello")" || fail "the pkg-config program"
+case "$got" in '{"jsonrpc":"2.0","result":{'*'"openrpc"'*) ;; *) fail "pkg-config program printed: $got" ;; esac
+echo "pkg-config build ok: $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion switchboard), $(ls "$prefix/lib")"
 
 step "all memory checks passed"

@@ -119,18 +119,22 @@ fn install_script_and_pkg_config() {
     );
     // ...every function the header declares.
     let header = std::fs::read_to_string(ffi_dir().join("include/switchboard.h")).unwrap();
+    let mut declared = 0;
     for line in header.lines() {
-        if let Some(i) = line.find(" swb_").or_else(|| line.find(" *swb_")) {
-            if line.contains('(') && !line.starts_with(' ') && !line.starts_with("typedef") {
-                let name: String = line[i..]
-                    .trim_start_matches([' ', '*'])
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                assert!(names.contains(&name.as_str()), "{name} not exported");
-            }
+        let declares = line.contains('(') && !line.starts_with(' ') && !line.starts_with("typedef");
+        if let Some(i) = line.find(" swb_").or_else(|| line.find(" *swb_"))
+            && declares
+        {
+            let name: String = line[i..]
+                .trim_start_matches([' ', '*'])
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            assert!(names.contains(&name.as_str()), "{name} not exported");
+            declared += 1;
         }
     }
+    assert_eq!(declared, names.len(), "the header declares every export");
 
     let pc = std::fs::read_to_string(lib.join("pkgconfig/switchboard.pc")).unwrap();
     assert!(pc.contains(&format!("prefix={}", prefix.display())), "{pc}");
