@@ -67,6 +67,11 @@ pub(crate) unsafe fn text<'a>(
 ) -> Result<&'a str, swb_result> {
     // SAFETY: forwarded from the caller.
     let b = unsafe { bytes(ptr.cast(), len) }?;
+    if b.is_ascii() {
+        // SAFETY: ASCII is UTF-8. (`is_ascii` is a word-at-a-time check, cheaper than
+        // `from_utf8`'s full validation for the short strings callbacks write.)
+        return Ok(unsafe { core::str::from_utf8_unchecked(b) });
+    }
     core::str::from_utf8(b).map_err(|_| swb_result::InvalidUtf8)
 }
 
