@@ -393,15 +393,17 @@ typedef struct swb_call {
  *
  * `user_data` is the pointer given at registration. `call` and `writer` are valid
  * only during the call. For a notification (`call->is_notification`) the answer is
- * discarded. The callback must not unwind (C++ exceptions, longjmp) out of itself,
- * and must not call `swb_session_free` on the session that runs it.
+ * discarded. The callback must not unwind (C++ exceptions, longjmp) out of itself.
+ * On the session that runs it, `swb_session_handle` returns `SWB_RESULT_SESSION_BUSY`
+ * and `swb_session_free` does nothing.
  */
 typedef int (*swb_method_fn)(void *user_data, const struct swb_call *call, struct swb_writer *writer);
 
 /**
  * Frees a `user_data` pointer; called exactly once, when the registration that got
  * it is dropped (the last router reference is released, or the builder is freed or
- * fails to build). May be NULL where accepted: nothing is called then.
+ * fails to build), on the thread that drops it. May be NULL where accepted: nothing
+ * is called then.
  */
 typedef void (*swb_free_fn)(void *user_data);
 

@@ -82,8 +82,9 @@ pub struct swb_response {
 ///
 /// `user_data` is the pointer given at registration. `call` and `writer` are valid
 /// only during the call. For a notification (`call->is_notification`) the answer is
-/// discarded. The callback must not unwind (C++ exceptions, longjmp) out of itself,
-/// and must not call `swb_session_free` on the session that runs it.
+/// discarded. The callback must not unwind (C++ exceptions, longjmp) out of itself.
+/// On the session that runs it, `swb_session_handle` returns `SWB_RESULT_SESSION_BUSY`
+/// and `swb_session_free` does nothing.
 pub type swb_method_fn = Option<
     unsafe extern "C" fn(
         user_data: *mut c_void,
@@ -104,7 +105,8 @@ pub type swb_response_fn =
 
 /// Frees a `user_data` pointer; called exactly once, when the registration that got
 /// it is dropped (the last router reference is released, or the builder is freed or
-/// fails to build). May be NULL where accepted: nothing is called then.
+/// fails to build), on the thread that drops it. May be NULL where accepted: nothing
+/// is called then.
 pub type swb_free_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
 /// A callback's `user_data`, freed with its `swb_free_fn` when dropped.
