@@ -5,7 +5,8 @@
 #      the sanitizer runtimes linked statically and checked with nm), leaks included;
 #   2. under valgrind memcheck: zero errors and zero leaks of any kind required.
 #   3. the NDJSON example server under both, on a scripted session;
-#   4. the install story for real: ffi/install.sh (a release build) into a temporary
+#   4. miri over the Rust unit tests of the exports, when a nightly with miri is installed;
+#   5. the install story for real: ffi/install.sh (a release build) into a temporary
 #      prefix, then a program built with `cc $(pkg-config --cflags --libs switchboard)`.
 # Usage: ffi/check.sh            (from anywhere; honours CARGO_TARGET_DIR)
 # Needs: gcc, g++, valgrind, nm, pkg-config. CI runs it from .ci/run.
@@ -134,4 +135,15 @@ got="$(LD_LIBRARY_PATH="$prefix/lib" "$out/pkgconfig_hello")" || fail "the pkg-c
 case "$got" in '{"jsonrpc":"2.0","result":{'*'"openrpc"'*) ;; *) fail "pkg-config program printed: $got" ;; esac
 echo "pkg-config build ok: $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion switchboard), $(ls "$prefix/lib")"
 
-step "all memory checks passed"
+step "miri over the ffi unit tests (Stacked Borrows, then Tree Borrows)"
+if cargo +nightly miri --version >/dev/null 2>&1; then
+  for model in "" "-Zmiri-tree-borrows"; do
+    CARGO_TARGET_DIR="$target_dir/miri" RUSTFLAGS="--cfg switchboard_disable_simd" \
+      MIRIFLAGS="$model" cargo +nightly miri test -p switchboard-ffi --lib --quiet ||
+      fail "miri $model"
+  done
+else
+  echo "!!! SKIPPED: miri is not installed (rustup +nightly component add miri) !!!"
+fi
+
+step "all checks passed"
