@@ -206,12 +206,22 @@ pub(crate) unsafe fn router_arc(p: *const swb_router) -> Result<Arc<Router>, swb
     }
 }
 
-/// The views a callback gets for `call`.
+/// The views a callback gets for `call`. (A method that reaches a callback has a
+/// registered, hence non-empty, name; ids and params are never empty JSON.)
+#[inline(always)]
 fn call_view(call: &Call<'_>) -> swb_call {
+    let whole = |b: &[u8]| swb_slice {
+        ptr: b.as_ptr(),
+        len: b.len(),
+    };
     swb_call {
-        method: swb_slice::of(call.method().as_str().as_bytes()),
-        id: swb_slice::of_opt(call.id().map(|id| id.as_bytes())),
-        params: swb_slice::of_opt(call.params().map(|p| p.as_bytes())),
+        method: whole(call.method().as_str().as_bytes()),
+        id: call
+            .id()
+            .map_or(swb_slice::EMPTY, |id| whole(id.as_bytes())),
+        params: call
+            .params()
+            .map_or(swb_slice::EMPTY, |p| whole(p.as_bytes())),
         is_notification: call.is_notification(),
     }
 }
