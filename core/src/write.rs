@@ -36,7 +36,6 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// `"` and `\` are escaped with a backslash; control characters (below U+0020) as
 /// `\b \t \n \f \r` or `\u00XX`; every other character, non-ASCII included, is copied
 /// as it is. The output is always a valid JSON string that decodes to `s`.
-#[allow(dead_code)]
 pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
@@ -83,7 +82,6 @@ static DIGITS: [u8; 200] = {
 };
 
 /// Appends `v` in decimal.
-#[allow(dead_code)]
 pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
     let mut buf = [0u8; 20]; // u64::MAX has 20 digits
     let start = format_u64(&mut buf, v);
@@ -91,7 +89,6 @@ pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
 }
 
 /// Appends `v` in decimal, with a leading `-` if negative.
-#[allow(dead_code)]
 pub(crate) fn write_i64(out: &mut Vec<u8>, v: i64) {
     let mut buf = [0u8; 20];
     let start = format_u64(&mut buf, v.unsigned_abs());
@@ -147,7 +144,6 @@ impl std::error::Error for NonFinite {}
 /// # Errors
 /// [`NonFinite`] for NaN and the infinities, which JSON cannot express; nothing is
 /// appended then.
-#[allow(dead_code)]
 pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) -> Result<(), NonFinite> {
     if !v.is_finite() {
         return Err(NonFinite);
@@ -160,13 +156,11 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) -> Result<(), NonFinite> {
 }
 
 /// Appends `true` or `false`.
-#[allow(dead_code)]
 pub(crate) fn write_bool(out: &mut Vec<u8>, v: bool) {
     out.extend_from_slice(if v { b"true" } else { b"false" });
 }
 
 /// Appends `null`.
-#[allow(dead_code)]
 pub(crate) fn write_null(out: &mut Vec<u8>) {
     out.extend_from_slice(b"null");
 }
@@ -215,6 +209,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn specials_at_every_position_of_long_strings() {
         // Long enough for the SIMD kernels, with the special byte at each offset.
         for special in ['"', '\\', '\n', '\0', '\u{1f}', 'é', '😀', '\u{7f}'] {
@@ -360,6 +355,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn floats_round_trip() {
         let mut values = vec![
             0.0,

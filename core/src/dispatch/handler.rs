@@ -206,15 +206,14 @@ impl ResultWriter<'_> {
     /// Writes `null`.
     pub fn null(&mut self) -> Result<(), RpcError> {
         self.begin()?;
-        self.out.extend_from_slice(b"null");
+        write::write_null(self.out);
         Ok(())
     }
 
     /// Writes `true` or `false`.
     pub fn bool(&mut self, v: bool) -> Result<(), RpcError> {
         self.begin()?;
-        self.out
-            .extend_from_slice(if v { b"true" } else { b"false" });
+        write::write_bool(self.out, v);
         Ok(())
     }
 

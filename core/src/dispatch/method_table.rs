@@ -103,7 +103,6 @@ struct Entry {
     value: u32,
 }
 
-#[allow(dead_code)]
 impl MethodTable {
     /// Builds the table; `names[i]` will be found at index `i`.
     ///
@@ -656,6 +655,7 @@ mod tests {
     const SIZES: [usize; 7] = [0, 1, 2, 10, 100, 1000, 10_000];
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn every_name_found_and_near_misses_not() {
         for n in SIZES {
             let names = names(n, n as u64);
@@ -666,6 +666,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn every_length_class() {
         // Each lookup path (0-7, 8-16, 17-32, 33+ bytes), and its edges, with names
         // that differ only in their first, middle or last byte.
@@ -689,6 +690,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn fallback_map_is_correct() {
         for n in SIZES {
             let names = names(n, 7 + n as u64);
@@ -699,6 +701,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn many_random_sets_build_perfectly() {
         // The seed search succeeds, not just on one lucky set.
         for seed in 0..200 {
@@ -713,6 +716,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn real_lists_alone() {
         for list in [ETH, LSP, MCP] {
             let table = MethodTable::build(list);
@@ -769,6 +773,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn hash_depends_on_every_byte_and_the_length() {
         let k = seeds(BASE_SEED);
         for len in 0..=80usize {

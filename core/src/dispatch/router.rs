@@ -207,6 +207,8 @@ impl RouterBuilder {
         });
         let names: Vec<&str> = self.entries.iter().map(|e| &*e.name).collect();
         let table = MethodTable::build(&names);
+        debug_assert_eq!(table.len(), names.len());
+        debug_assert!(!table.is_empty()); // rpc.discover is always there
         Ok(Arc::new(Router {
             table,
             entries: self.entries.into_boxed_slice(),

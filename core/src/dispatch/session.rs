@@ -1,12 +1,12 @@
 //! One session per thread or connection: reusable parser state and response buffer.
 
-use std::io::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use super::handler::{Call, ResultWriter, RpcError};
 use super::router::{Handler, Router};
 use crate::parse::{Error, Id, Item, Message, Parser, Reason};
+use crate::write;
 
 /// Handles messages against a shared [`Router`], writing each response into a
 /// buffer it reuses: after warm-up, a message costs no heap allocation in the core.
@@ -167,14 +167,13 @@ fn end_response(out: &mut Vec<u8>, id: Id<'_>) {
 /// `"error":{"code":…,"message":…,"data":{…}}` for a core error.
 fn write_error(out: &mut Vec<u8>, e: &Error<'_>) {
     let code = e.code();
-    // Writing into a Vec cannot fail.
-    let _ = write!(
-        out,
-        "\"error\":{{\"code\":{},\"message\":\"{}\",\"data\":{}}}",
-        code.as_i32(),
-        code.message(),
-        e.data()
-    );
+    out.extend_from_slice(b"\"error\":{\"code\":");
+    write::write_i64(out, i64::from(code.as_i32()));
+    out.extend_from_slice(b",\"message\":\"");
+    out.extend_from_slice(code.message().as_bytes()); // static, nothing to escape
+    out.extend_from_slice(b"\",\"data\":");
+    e.data().write_to(out);
+    out.push(b'}');
 }
 
 /// Looks the method up and runs its handler, appending `"result":…` or `"error":…`.

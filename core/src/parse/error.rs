@@ -258,8 +258,8 @@ impl std::error::Error for Reason {}
 pub struct Error<'a> {
     reason: Reason,
     id: Id<'a>,
-    offset: Option<usize>,
-    limit: Option<usize>,
+    pub(crate) offset: Option<usize>,
+    pub(crate) limit: Option<usize>,
 }
 
 impl<'a> Error<'a> {
@@ -348,8 +348,32 @@ impl std::error::Error for Error<'_> {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ErrorData {
     reason: Reason,
-    offset: Option<usize>,
-    limit: Option<usize>,
+    pub(crate) offset: Option<usize>,
+    pub(crate) limit: Option<usize>,
+}
+
+impl ErrorData {
+    /// Appends the data object as compact JSON to `out` (no formatting machinery,
+    /// no allocation beyond the buffer's growth). Same bytes as `Display`.
+    pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
+        out.push(b'{');
+        if let Some(field) = self.reason.field() {
+            out.extend_from_slice(b"\"field\":\"");
+            out.extend_from_slice(field.name().as_bytes());
+            out.extend_from_slice(b"\",");
+        }
+        out.extend_from_slice(b"\"reason\":");
+        crate::write::write_str_escaped(out, self.reason.as_str());
+        if let Some(o) = self.offset {
+            out.extend_from_slice(b",\"offset\":");
+            crate::write::write_u64(out, o as u64);
+        }
+        if let Some(l) = self.limit {
+            out.extend_from_slice(b",\"limit\":");
+            crate::write::write_u64(out, l as u64);
+        }
+        out.push(b'}');
+    }
 }
 
 impl fmt::Display for ErrorData {

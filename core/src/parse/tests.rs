@@ -112,6 +112,7 @@ case!(escaped_methods_in_batch, br#"[{"jsonrpc":"2.0","method":"\u0061b","id":1}
 /// The compact fast path and the general path record the same spans and give the
 /// same verdict, on compact messages, every truncation of them, and byte mutations.
 #[test]
+#[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
 fn compact_path_matches_general_path() {
     use super::scan::{ElemSink, ObjSpans, Scanner};
     struct Sink(Vec<ObjSpans>);
@@ -203,4 +204,35 @@ fn compact_path_matches_general_path() {
         }
     }
     assert!(n > 1000);
+}
+
+/// The allocation-free writer of `data` gives the same bytes as `Display`, and valid JSON.
+#[test]
+fn error_data_writer_matches_display() {
+    let reasons = [
+        Reason::Empty,
+        Reason::TooDeep,
+        Reason::WrongVersion,
+        Reason::Duplicate(Field::Params),
+        Reason::BatchTooLong,
+        Reason::UnknownMethod,
+        Reason::MalformedErrorObject,
+    ];
+    for r in reasons {
+        for (offset, limit) in [
+            (None, None),
+            (Some(7), None),
+            (None, Some(1000)),
+            (Some(0), Some(128)),
+        ] {
+            let mut e = Error::new(r, Id::NULL);
+            e.offset = offset;
+            e.limit = limit;
+            let mut out = Vec::new();
+            e.data().write_to(&mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), e.data().to_string());
+            let v: serde_json::Value = serde_json::from_str(&e.data().to_string()).unwrap();
+            assert_eq!(v["reason"], r.as_str());
+        }
+    }
 }
