@@ -5,8 +5,14 @@
 # message counts N1 < N2 and prints (Ir(N2) - Ir(N1)) / (N2 - N1): process
 # start-up, set-up and first-message warm-up cancel out.
 #
-#   benches/callgrind.sh                    # the whole table
+#   benches/callgrind.sh                    # the whole table: classify, rpc_*, lookup_*
 #   STACKS="switchboard" WORKLOADS="eth_getBalance" benches/callgrind.sh
+#   WORKLOADS="rpc_eth_getBalance rpc_subtract" benches/callgrind.sh
+#       # request bytes to response bytes per dispatch stack; the ratio
+#       # columns are each stack's count over switchboard's, serde_json's
+#       # (hand-written server) and jsonrpsee_callback's
+#   WORKLOADS="lookup_10 lookup_1000" benches/callgrind.sh
+#       # one method lookup (20-byte name among N), per table
 #   benches/callgrind.sh profile switchboard eth_getBalance
 #       # instructions per message by source line (exclusive) of one
 #       # stack on one workload, to find where the instructions go.
@@ -35,6 +41,9 @@ ir() {
 # N1 N2 for a workload: fewer repetitions for the big ones.
 counts() {
     case "$1" in
+        lookup_*) echo "10000 110000" ;;
+        rpc_batch*) echo "200 2200" ;;
+        rpc_*) echo "1000 11000" ;;
         batch*) echo "200 2200" ;;
         params_4k) echo "100 1100" ;;
         *_64k) echo "10 110" ;;
@@ -89,41 +98,65 @@ if [[ "${1:-}" == "profile" ]]; then
     exit 0
 fi
 
-stacks_all="${STACKS:-switchboard serde_json serde_json_raw simd_json_tape simd_json_serde}"
-workloads="${WORKLOADS:-eth_getBalance subtract_positional subtract_named batch10_eth_getBalance params_4k text_64k base64_64k}"
+stacks_classify="switchboard serde_json serde_json_raw simd_json_tape simd_json_serde"
+stacks_rpc="switchboard serde_json jsonrpsee_callback jsonrpsee jsonrpc_core"
+stacks_lookup="switchboard std_hashmap ahash_hashmap phf match"
+workloads="${WORKLOADS:-eth_getBalance subtract_positional subtract_named batch10_eth_getBalance params_4k text_64k base64_64k rpc_eth_getBalance rpc_subtract rpc_batch10_subtract rpc_batch10_eth_getBalance lookup_10 lookup_100 lookup_1000 lookup_10000}"
 
 echo "backends under valgrind: $(valgrind --tool=none -q "$bin" backends 2>/dev/null)"
 echo "backends natively:       $("$bin" backends)"
-printf '%-24s %7s %-16s %10s %10s %9s %9s\n' workload bytes stack "instr/msg" "instr/B" "/serde" "/simdtape"
+header=""
 for w in $workloads; do
+    case "$w" in
+        rpc_*) family=rpc; stacks_all="${STACKS:-$stacks_rpc}"; cols="/serde /jsonrpsee_cb /switchboard" ;;
+        lookup_*) family=lookup; stacks_all="${STACKS:-$stacks_lookup}"; cols="/std /ahash /switchboard" ;;
+        *) family=classify; stacks_all="${STACKS:-$stacks_classify}"; cols="/serde /simdtape -" ;;
+    esac
+    if [[ "$header" != "$family" ]]; then
+        header="$family"
+        read -r c1 c2 c3 <<<"$cols"
+        printf '\n%-28s %7s %-20s %10s %10s %9s %12s %12s\n' workload bytes stack "instr/msg" "instr/B" "$c1" "$c2" "$c3"
+    fi
     read -r n1 n2 <<<"$(counts "$w")"
     bytes="$("$bin" list | awk -v w="$w" '$1 == "workload" && $2 == w { print $3 }')"
     declare -A per=()
     order=()
     for s in $stacks_all; do
-        # Validation compares serde_json with and without UTF-8 checks (`_raw`);
-        # calls and batches compare simd-json's serde path instead.
-        if [[ "$w" =~ ^(params_4k|text_64k|base64_64k)$ ]]; then
-            [[ "$s" == simd_json_serde ]] && continue
-        else
-            [[ "$s" == serde_json_raw ]] && continue
-        fi
+        case "$family" in
+            classify)
+                # Validation compares serde_json with and without UTF-8 checks (`_raw`);
+                # calls and batches compare simd-json's serde path instead.
+                if [[ "$w" =~ ^(params_4k|text_64k|base64_64k)$ ]]; then
+                    [[ "$s" == simd_json_serde ]] && continue
+                else
+                    [[ "$s" == serde_json_raw ]] && continue
+                fi
+                ;;
+            lookup)
+                [[ "$s" == match && "$w" != lookup_10 ]] && continue
+                ;;
+        esac
         a="$(ir "$s" "$w" "$n1")"
         b="$(ir "$s" "$w" "$n2")"
         per[$s]=$(( (b - a) / (n2 - n1) ))
         order+=("$s")
     done
     ratio() { # ratio of stack $1 against stack $2, if both ran
-        if [[ -n "${per[$2]:-}" ]]; then
+        if [[ -n "${per[$2]:-}" && "${per[$2]}" -gt 0 ]]; then
             awk -v p="${per[$1]}" -v q="${per[$2]}" 'BEGIN { printf "%.2f", p / q }'
         else
             echo "-"
         fi
     }
     for s in "${order[@]}"; do
-        printf '%-24s %7s %-16s %10d %10s %9s %9s\n' "$w" "$bytes" "$s" "${per[$s]}" \
+        case "$family" in
+            rpc) r1="$(ratio "$s" serde_json)"; r2="$(ratio "$s" jsonrpsee_callback)"; r3="$(ratio "$s" switchboard)" ;;
+            lookup) r1="$(ratio "$s" std_hashmap)"; r2="$(ratio "$s" ahash_hashmap)"; r3="$(ratio "$s" switchboard)" ;;
+            *) r1="$(ratio "$s" serde_json)"; r2="$(ratio "$s" simd_json_tape)"; r3="" ;;
+        esac
+        printf '%-28s %7s %-20s %10d %10s %9s %12s %12s\n' "$w" "$bytes" "$s" "${per[$s]}" \
             "$(awk -v p="${per[$s]}" -v n="$bytes" 'BEGIN { printf "%.2f", p / n }')" \
-            "$(ratio "$s" serde_json)" "$(ratio "$s" simd_json_tape)"
+            "$r1" "$r2" "$r3"
     done
     unset per
 done

@@ -16,6 +16,9 @@ use simd_json::prelude::*;
 use simd_json::{Buffers, Tape};
 use switchboard::{Item, Message, Parser};
 
+pub mod dispatch;
+pub mod lookup;
+pub mod names;
 pub mod payloads;
 
 /// What a workload's messages must produce; the benches assert it in the loop.

@@ -1,0 +1,78 @@
+//! Issue 3 benches: full request bytes to response bytes, switchboard side by side
+//! with jsonrpsee, jsonrpc-core and a hand-written serde_json server, the same
+//! methods and the same answers on every stack (see `switchboard_benches::dispatch`
+//! for what each row runs).
+//!
+//! Before timing, every stack's response is checked to be the same JSON as
+//! switchboard's; every iteration then compares the response with that stack's
+//! checked bytes, so a wrong or missing answer fails the run. Run with:
+//!
+//! ```text
+//! CARGO_TARGET_DIR=/work/target-benches cargo bench -p switchboard-benches --bench dispatch -- --warm-up-time 1 --measurement-time 3
+//! ```
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput};
+use switchboard_benches::dispatch::{
+    JsonrpcCore, Jsonrpsee, JsonrpseeCallback, RpcWorkload, SerdeServer, Server, Switchboard,
+    check, rpc_workload,
+};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// One stack on one workload, its state reused across iterations.
+fn bench_server<S: Server>(g: &mut BenchmarkGroup<'_, WallTime>, w: &RpcWorkload) {
+    let mut server = S::new();
+    let expected = check(&mut server, w).unwrap_or_else(|e| panic!("{e}"));
+    let input = w.bytes.as_slice();
+    g.bench_function(S::NAME, |b| {
+        b.iter(|| {
+            let resp = server.handle(black_box(input));
+            assert!(
+                resp == Some(expected.as_slice()),
+                "{} is wrong on {}",
+                S::NAME,
+                w.name
+            );
+        })
+    });
+}
+
+fn dispatch(c: &mut Criterion) {
+    for (group_name, name) in [
+        ("dispatch_eth_getBalance", "rpc_eth_getBalance"),
+        ("dispatch_subtract", "rpc_subtract"),
+        ("dispatch_batch10_subtract", "rpc_batch10_subtract"),
+        (
+            "dispatch_batch10_eth_getBalance",
+            "rpc_batch10_eth_getBalance",
+        ),
+    ] {
+        let w = rpc_workload(name).unwrap_or_else(|| panic!("no workload {name}"));
+        let mut g = c.benchmark_group(group_name);
+        g.throughput(Throughput::Bytes(w.bytes.len() as u64));
+        bench_server::<Switchboard>(&mut g, &w);
+        bench_server::<SerdeServer>(&mut g, &w);
+        bench_server::<JsonrpseeCallback>(&mut g, &w);
+        bench_server::<Jsonrpsee>(&mut g, &w);
+        bench_server::<JsonrpcCore>(&mut g, &w);
+        g.finish();
+    }
+}
+
+fn main() {
+    println!(
+        "switchboard simd backend: {}",
+        switchboard::_benchable::simd_backend()
+    );
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    dispatch(&mut c);
+    c.final_summary();
+}
