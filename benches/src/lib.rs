@@ -1,12 +1,28 @@
 //! Workloads and per-stack runners shared by the criterion benches
-//! (`benches/classify.rs`) and the instruction-count harness (`src/bin/count.rs`),
-//! so that both measure exactly the same code.
+//! (`benches/*.rs`), the instruction-count harness (`src/bin/count.rs`, driven by
+//! `callgrind.sh`) and the allocation counter (`src/bin/allocs.rs`), so that all of
+//! them measure exactly the same code.
 //!
-//! Every stack does the same job for a single message: validate the whole JSON
-//! text, check `"jsonrpc":"2.0"`, require an `id` (a Request), and hand out the
-//! method name as a `&str` borrowed from the input (or decoded when escaped). For a
-//! batch it does that for every element. For validation it only answers "is this
-//! exactly one valid JSON text".
+//! - This module (issue 2, `benches/classify.rs`): every stack does the same job for
+//!   a single message: validate the whole JSON text, check `"jsonrpc":"2.0"`,
+//!   require an `id` (a Request), and hand out the method name as a `&str` borrowed
+//!   from the input (or decoded when escaped). For a batch it does that for every
+//!   element. For validation it only answers "is this exactly one valid JSON text".
+//! - [`dispatch`] (issue 3, `benches/dispatch.rs`): request bytes to response bytes
+//!   with the demo methods, switchboard against jsonrpsee, jsonrpc-core and a
+//!   hand-written serde_json server, every stack's answers checked against
+//!   switchboard's.
+//! - [`lookup`] (issue 3, `benches/lookup.rs`): a method name to its index, the
+//!   router's perfect hash against `HashMap`s, `phf` and a `match`.
+//!
+//! ```text
+//! export CARGO_TARGET_DIR=/work/target-benches
+//! cargo bench -p switchboard-benches --bench dispatch -- --warm-up-time 1 --measurement-time 3
+//! cargo bench -p switchboard-benches --bench lookup -- --warm-up-time 1 --measurement-time 3
+//! cargo run --release -p switchboard-benches --bin count -- race rpc_eth_getBalance lookup_1000
+//! cargo run --release -p switchboard-benches --bin allocs
+//! WORKLOADS="rpc_eth_getBalance rpc_subtract lookup_1000" benches/callgrind.sh
+//! ```
 
 use std::borrow::Cow;
 
