@@ -101,7 +101,7 @@ fn check_version(input: &[u8], s: &ObjSpans) -> Result<(), Reason> {
         return Err(Reason::MissingVersion);
     }
     let raw = v.of(input);
-    let ok = raw == b"\"2.0\""
+    let ok = matches!(raw, [b'"', b'2', b'.', b'0', b'"'])
         || (s.escaped & (1 << Field::Jsonrpc as u8) != 0
             && unescape::escaped_eq(&raw[1..raw.len() - 1], b"2.0"));
     if ok {

@@ -447,8 +447,16 @@ impl<'a, 's> Scanner<'a, 's> {
     #[inline]
     fn scan_value(&mut self, depth: usize) -> Res<()> {
         match self.peek() {
-            Some(b'"') => self.scan_string().map(|_| ()),
             Some(b'{' | b'[') => self.scan_nested(depth),
+            _ => self.scan_scalar(),
+        }
+    }
+
+    /// Scans a string, number or literal at `pos` (anything else is an error).
+    #[inline(always)]
+    fn scan_scalar(&mut self) -> Res<()> {
+        match self.peek() {
+            Some(b'"') => self.scan_string().map(|_| ()),
             Some(b'-' | b'0'..=b'9') => self.scan_number(),
             Some(b't') => self.scan_literal(b"true"),
             Some(b'f') => self.scan_literal(b"false"),
@@ -575,6 +583,7 @@ impl<'a, 's> Scanner<'a, 's> {
 
     /// Validates an array or object at `depth` and everything inside it, without
     /// recursion: one bit per open level records whether it is an array.
+    #[inline(never)]
     fn scan_nested(&mut self, base: usize) -> Res<()> {
         // The depth of the container about to be opened (`pos` is at its bracket).
         let mut depth = base;
@@ -599,7 +608,7 @@ impl<'a, 's> Scanner<'a, 's> {
                     depth += 1;
                     continue 'open;
                 }
-                self.scan_value(depth + 1)?; // a scalar: no recursion
+                self.scan_scalar()?;
                 level = depth;
             }
             loop {
@@ -619,7 +628,7 @@ impl<'a, 's> Scanner<'a, 's> {
                             depth = level + 1;
                             continue 'open;
                         }
-                        self.scan_value(level + 1)?; // a scalar: no recursion
+                        self.scan_scalar()?;
                     }
                     Some(b']') if in_array => {
                         self.pos += 1;
