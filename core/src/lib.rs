@@ -42,6 +42,7 @@
 #![warn(missing_docs)]
 
 mod dispatch;
+pub mod framing;
 mod params;
 mod parse;
 mod simd;

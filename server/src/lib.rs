@@ -1,7 +1,11 @@
 //! Transports for switchboard and the pieces of the `switchboard` binary:
-//! [`inspect`] (what the parser sees), [`demo`] (the demo methods) and
-//! [`stdio`] (newline-delimited JSON-RPC on byte streams).
+//! [`http`] (JSON-RPC over HTTP on hyper and tokio, as a mountable service and a
+//! server), [`stdio`] (newline-delimited or `Content-Length`-framed JSON-RPC on byte
+//! streams), [`inspect`] (what the parser sees), [`demo`] (the demo methods) and
+//! [`log`] (leveled logging to standard error).
 
 pub mod demo;
+pub mod http;
 pub mod inspect;
+pub mod log;
 pub mod stdio;

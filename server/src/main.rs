@@ -17,8 +17,24 @@ Usage:
                                (reads standard input when FILE is absent or -)
   switchboard respond [FILE]   answer one message with the demo methods; prints the
                                response bytes (nothing when there is no response)
-  switchboard serve --stdio    answer newline-delimited messages on stdin/stdout
-                               with the demo methods, until EOF
+  switchboard serve [OPTIONS]  JSON-RPC over HTTP with the demo methods, until Ctrl-C
+      --listen ADDR              address to listen on [default: 127.0.0.1:8080]
+                                 (port 0: any free port; the address is printed)
+      --token TOKEN              require `Authorization: Bearer TOKEN` (else 401);
+                                 also read from SWITCHBOARD_TOKEN
+      --max-message-bytes N      larger bodies get 413 [default: 8388608]
+      --max-batch-len N          longer batches get -32600 [default: 1000]
+      --threads N                worker threads [default: the number of CPUs]
+      --body-timeout SECS        time to send a body, else 408 [default: 30]
+  switchboard serve --stdio [--framing ndjson|lsp] [--max-message-bytes N]
+                    [--max-batch-len N]
+                               answer messages on stdin/stdout with the demo methods
+                               until EOF: one per line (ndjson, the default) or
+                               Content-Length framed (lsp)
+
+Environment:
+  SWITCHBOARD_LOG or RUST_LOG  log level on stderr: off, error, warn, info (default),
+                               debug, trace
   switchboard --version
   switchboard --help
 ";
@@ -33,6 +49,8 @@ fn read_input(path: Option<&str>) -> std::io::Result<Vec<u8>> {
         Some(p) => std::fs::read(p),
     }
 }
+
+mod serve;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -77,18 +95,7 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        ["serve", "--stdio"] => {
-            let mut session = Session::new(switchboard_server::demo::router());
-            let stdin = std::io::stdin().lock();
-            let stdout = std::io::stdout().lock();
-            match switchboard_server::stdio::serve_ndjson(&mut session, stdin, stdout) {
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("switchboard: stdio: {e}");
-                    ExitCode::from(1)
-                }
-            }
-        }
+        ["serve", rest @ ..] => serve::run(rest),
         ["--version" | "-V"] => {
             println!("switchboard {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS

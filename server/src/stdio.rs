@@ -1,9 +1,49 @@
-//! Newline-delimited JSON-RPC over any reader and writer (MCP's stdio transport):
-//! one message per line, blank lines skipped, each response on its own line.
+//! JSON-RPC over any reader and writer, framed by [`switchboard::framing`]:
+//! newline-delimited (MCP's stdio transport: one message per line, blank lines skipped,
+//! each response on its own line) or `Content-Length` headers (the Language Server
+//! Protocol's base protocol: each response framed the same way).
 
 use std::io::{self, BufRead, Write};
 
-use switchboard::Session;
+use switchboard::framing::{ContentLength, FramingError, Ndjson, Status};
+use switchboard::{Reason, Session};
+
+/// How messages are delimited on the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Framing {
+    /// One message per line.
+    #[default]
+    Ndjson,
+    /// `Content-Length: N` headers, an empty line, `N` bytes of body.
+    Lsp,
+}
+
+impl std::str::FromStr for Framing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "ndjson" => Ok(Framing::Ndjson),
+            "lsp" | "content-length" => Ok(Framing::Lsp),
+            other => Err(format!("unknown framing {other:?} (ndjson or lsp)")),
+        }
+    }
+}
+
+/// The response SPEC.md prescribes for a message over `max_message_bytes` on a
+/// stream: -32600 with `data` saying the limit (the same bytes the core writes when
+/// it is handed such a message whole), written into `out`.
+pub fn write_too_large(out: &mut Vec<u8>, limit: usize) {
+    let reason = Reason::TooLarge;
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":");
+    out.extend_from_slice(reason.code().as_i32().to_string().as_bytes());
+    out.extend_from_slice(b",\"message\":\"");
+    out.extend_from_slice(reason.code().message().as_bytes());
+    out.extend_from_slice(b"\",\"data\":{\"reason\":\"");
+    out.extend_from_slice(reason.as_str().as_bytes());
+    out.extend_from_slice(b"\",\"limit\":");
+    out.extend_from_slice(limit.to_string().as_bytes());
+    out.extend_from_slice(b"}},\"id\":null}");
+}
 
 /// Answers newline-delimited messages from `input` on `output` until EOF.
 /// A line longer than the session's `max_message_bytes` is answered with the
@@ -20,48 +60,168 @@ use switchboard::Session;
 /// ```
 pub fn serve_ndjson<R: BufRead, W: Write>(
     session: &mut Session,
+    input: R,
+    output: W,
+) -> io::Result<u64> {
+    serve(session, Framing::Ndjson, input, output)
+}
+
+/// Answers `Content-Length`-framed messages from `input` on `output` until EOF, each
+/// response framed the same way (`Content-Length: N\r\n\r\n` then the body).
+/// Returns the number of messages handled.
+///
+/// # Errors
+/// I/O errors, and `InvalidData` for a header section that cannot be framed (the
+/// stream cannot be resynchronised after it) or a stream that ends inside a message.
+///
+/// ```
+/// let mut session = switchboard::Session::new(switchboard_server::demo::router());
+/// let input = b"content-length: 61\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}";
+/// let mut out = Vec::new();
+/// switchboard_server::stdio::serve_lsp(&mut session, &input[..], &mut out).unwrap();
+/// assert_eq!(out, b"Content-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"result\":19,\"id\":1}");
+/// ```
+pub fn serve_lsp<R: BufRead, W: Write>(
+    session: &mut Session,
+    input: R,
+    output: W,
+) -> io::Result<u64> {
+    serve(session, Framing::Lsp, input, output)
+}
+
+enum Framer {
+    Ndjson(Ndjson),
+    Lsp(ContentLength),
+}
+
+impl Framer {
+    fn decode(&mut self, buf: &[u8]) -> Result<Status, FramingError> {
+        match self {
+            Framer::Ndjson(f) => f.decode(buf),
+            Framer::Lsp(f) => f.decode(buf),
+        }
+    }
+}
+
+/// Answers messages framed by `framing` from `input` on `output` until EOF.
+/// Returns the number of messages handled (an over-long one counts).
+///
+/// # Errors
+/// See [`serve_lsp`]; newline framing fails on I/O errors only.
+pub fn serve<R: BufRead, W: Write>(
+    session: &mut Session,
+    framing: Framing,
     mut input: R,
     mut output: W,
 ) -> io::Result<u64> {
     let limit = session.router().config().get_max_message_bytes();
-    let mut line: Vec<u8> = Vec::new();
+    let mut framer = match framing {
+        Framing::Ndjson => Framer::Ndjson(Ndjson::new(limit)),
+        Framing::Lsp => Framer::Lsp(ContentLength::new(limit)),
+    };
+    let mut scratch = Vec::new();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut start = 0; // bytes at the front of `buf` already consumed
     let mut handled = 0u64;
     loop {
-        line.clear();
-        let mut eof = true;
-        // Read one line, keeping at most `limit + 1` bytes of it.
+        // Frame everything the buffer holds.
         loop {
-            let buf = input.fill_buf()?;
-            if buf.is_empty() {
-                break;
-            }
-            eof = false;
-            let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => (&buf[..i], true),
-                None => (buf, false),
-            };
-            let room = (limit + 1).saturating_sub(line.len());
-            line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            let used = chunk.len() + usize::from(found);
-            input.consume(used);
-            if found {
-                break;
+            match framer.decode(&buf[start..]) {
+                Ok(Status::Partial) => break,
+                Ok(Status::Frame { body, consumed }) => {
+                    handled += 1;
+                    let msg = &buf[start + body.start..start + body.end];
+                    if let Some(resp) = session.handle(msg) {
+                        write_framed(&mut output, framing, resp)?;
+                    }
+                    start += consumed;
+                }
+                Ok(Status::Skip { consumed }) => start += consumed,
+                Err(FramingError::TooLarge { limit }) => {
+                    handled += 1;
+                    scratch.clear();
+                    write_too_large(&mut scratch, limit);
+                    write_framed(&mut output, framing, &scratch)?;
+                }
+                Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
             }
         }
-        if eof && line.is_empty() {
+        if start == buf.len() {
+            buf.clear();
+            start = 0;
+        } else if start > 0 {
+            buf.drain(..start);
+            start = 0;
+        }
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
             break;
         }
-        // An over-long line holds `limit + 1` bytes here: the size check answers it.
-        let msg = line.strip_suffix(b"\r").unwrap_or(&line);
-        if msg.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-            continue; // blank line
-        }
-        handled += 1;
-        if let Some(resp) = session.handle(msg) {
-            output.write_all(resp)?;
-            output.write_all(b"\n")?;
-            output.flush()?;
+        buf.extend_from_slice(chunk);
+        let n = chunk.len();
+        input.consume(n);
+    }
+    match &mut framer {
+        Framer::Ndjson(f) => match f.finish(&buf) {
+            Ok(Some(body)) => {
+                handled += 1;
+                if let Some(resp) = session.handle(&buf[body]) {
+                    write_framed(&mut output, framing, resp)?;
+                }
+            }
+            Ok(None) => {}
+            Err(FramingError::TooLarge { limit }) => {
+                handled += 1;
+                scratch.clear();
+                write_too_large(&mut scratch, limit);
+                write_framed(&mut output, framing, &scratch)?;
+            }
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+        },
+        Framer::Lsp(f) => {
+            if !f.is_idle() || !buf.is_empty() {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the stream ended inside a message",
+                ));
+            }
         }
     }
     Ok(handled)
+}
+
+fn write_framed<W: Write>(output: &mut W, framing: Framing, resp: &[u8]) -> io::Result<()> {
+    match framing {
+        Framing::Ndjson => {
+            output.write_all(resp)?;
+            output.write_all(b"\n")?;
+        }
+        Framing::Lsp => {
+            write!(output, "Content-Length: {}\r\n\r\n", resp.len())?;
+            output.write_all(resp)?;
+        }
+    }
+    output.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use switchboard::{ParserConfig, Router};
+
+    #[test]
+    fn too_large_matches_the_core() {
+        let mut c = ParserConfig::new();
+        c.max_message_bytes(10);
+        let mut s = Session::new(
+            crate::demo::register(Router::builder(), Default::default())
+                .config(c)
+                .build()
+                .unwrap(),
+        );
+        let core = s.handle(b"[          ]").unwrap().to_vec();
+        let mut ours = Vec::new();
+        write_too_large(&mut ours, 10);
+        assert_eq!(String::from_utf8(ours), String::from_utf8(core));
+    }
 }

@@ -1,0 +1,563 @@
+//! JSON-RPC over HTTP on hyper 1.x and tokio, mapped exactly as SPEC.md ("JSON-RPC over
+//! HTTP") says:
+//!
+//! | request | answer |
+//! | --- | --- |
+//! | a bearer token is configured and `Authorization: Bearer …` is missing or wrong | 401, `WWW-Authenticate: Bearer` |
+//! | a method other than `POST` | 405, `Allow: POST` |
+//! | `Content-Type` missing, not `application/json`, or a charset other than UTF-8 | 415 |
+//! | a body over `max_message_bytes` (from `Content-Length` before reading, or while reading a chunked body) | 413, connection closed |
+//! | a body not complete within the body read timeout | 408, connection closed |
+//! | anything else: JSON-RPC | 200 with the response (errors included), or 204 when there is none |
+//!
+//! Checks run in that order: credentials first, so an unauthenticated client learns
+//! nothing else about the endpoint. Every path is accepted (mount the service where
+//! you want it).
+//!
+//! [`Switchboard`] is the service: a [`tower_service::Service`] (the trait `tower`
+//! re-exports) and a [`hyper::service::Service`], so a Rust application can mount it
+//! on its own listener or router. Its sessions (the core's reusable per-message state,
+//! `!Sync`) are taken from a pool per call; [`Switchboard::connection`] gives a
+//! service with a pool of its own, for one connection, which is how [`serve`] runs
+//! it: one session per connection, handled by one task, so a warm connection
+//! allocates nothing in switchboard beyond the response body hyper sends.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! use switchboard_server::http::{Switchboard, serve};
+//! let service = Switchboard::new(switchboard_server::demo::router()).bearer_token("s3cret");
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! serve(listener, service, async { tokio::signal::ctrl_c().await.ok(); }).await
+//! # }
+//! ```
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::{Buf, Bytes};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Body;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use switchboard::{Router, Session};
+
+/// The response body type.
+pub type ResponseBody = Full<Bytes>;
+
+/// What a connection's state holds between calls: the session and the buffer that
+/// collects a body arriving in several pieces.
+struct Slot {
+    session: Session,
+    body: Vec<u8>,
+}
+
+struct Shared {
+    router: Arc<Router>,
+    limit: usize,
+    token: Option<Box<[u8]>>,
+    body_timeout: Duration,
+}
+
+/// The JSON-RPC endpoint as a service. Cheap to clone (clones share one pool of
+/// sessions); see the [module docs](self).
+#[derive(Clone)]
+pub struct Switchboard {
+    shared: Arc<Shared>,
+    pool: Arc<Mutex<Vec<Slot>>>,
+}
+
+impl std::fmt::Debug for Switchboard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Switchboard")
+            .field("router", &self.shared.router)
+            .field("max_message_bytes", &self.shared.limit)
+            .field("token", &self.shared.token.as_ref().map(|_| "…"))
+            .field("body_read_timeout", &self.shared.body_timeout)
+            .finish()
+    }
+}
+
+/// Pooled slots kept at most (more only while more calls run at once).
+const POOL_CAP: usize = 64;
+
+impl Switchboard {
+    /// The default time a client has to send a whole body once its headers are in.
+    pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+    /// A service answering with `router`; the body limit is the router's
+    /// `max_message_bytes`.
+    #[must_use]
+    pub fn new(router: Arc<Router>) -> Self {
+        let limit = router.config().get_max_message_bytes();
+        Switchboard {
+            shared: Arc::new(Shared {
+                router,
+                limit,
+                token: None,
+                body_timeout: Self::DEFAULT_BODY_READ_TIMEOUT,
+            }),
+            pool: Arc::default(),
+        }
+    }
+
+    fn shared_mut(&mut self) -> &mut Shared {
+        if Arc::get_mut(&mut self.shared).is_none() {
+            let s = &self.shared;
+            self.shared = Arc::new(Shared {
+                router: s.router.clone(),
+                limit: s.limit,
+                token: s.token.clone(),
+                body_timeout: s.body_timeout,
+            });
+        }
+        Arc::get_mut(&mut self.shared).expect("just made unique")
+    }
+
+    /// Requires `Authorization: Bearer <token>` on every call (401 otherwise),
+    /// compared in constant time.
+    #[must_use]
+    pub fn bearer_token(mut self, token: impl AsRef<[u8]>) -> Self {
+        self.shared_mut().token = Some(token.as_ref().into());
+        self
+    }
+
+    /// How long a client may take to send a body once its headers are in; past it the
+    /// call is answered 408 and the connection closed.
+    #[must_use]
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.shared_mut().body_timeout = timeout;
+        self
+    }
+
+    /// The router answering the calls.
+    #[must_use]
+    pub fn router(&self) -> &Arc<Router> {
+        &self.shared.router
+    }
+
+    /// A service for one connection: same settings, a session pool of its own (one
+    /// session, as HTTP/1.1 handles one call at a time on a connection).
+    #[must_use]
+    pub fn connection(&self) -> Self {
+        Switchboard {
+            shared: self.shared.clone(),
+            pool: Arc::new(Mutex::new(Vec::with_capacity(1))),
+        }
+    }
+
+    fn take_slot(&self) -> Slot {
+        let popped = self.pool.lock().map(|mut p| p.pop()).unwrap_or(None);
+        popped.unwrap_or_else(|| Slot {
+            session: Session::new(self.shared.router.clone()),
+            body: Vec::new(),
+        })
+    }
+
+    fn put_slot(&self, slot: Slot) {
+        if let Ok(mut p) = self.pool.lock()
+            && p.len() < POOL_CAP
+        {
+            p.push(slot);
+        }
+    }
+
+    /// Answers one HTTP request (the whole mapping of the [module docs](self)).
+    pub async fn respond<B>(&self, req: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body,
+    {
+        let sh = &*self.shared;
+        if let Some(token) = &sh.token
+            && !authorized(req.headers(), token)
+        {
+            let mut r = plain(StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n");
+            r.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return r;
+        }
+        if req.method() != Method::POST {
+            let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST\n");
+            r.headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("POST"));
+            return r;
+        }
+        if !is_json(req.headers().get(header::CONTENT_TYPE)) {
+            return plain(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Content-Type must be application/json (UTF-8)\n",
+            );
+        }
+        if let Some(len) = req.headers().get(header::CONTENT_LENGTH)
+            && let Some(len) = len.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok())
+            && len > sh.limit as u64
+        {
+            return too_large();
+        }
+        let mut slot = self.take_slot();
+        let deadline = tokio::time::Instant::now() + sh.body_timeout;
+        let body = match read_body(req.into_body(), sh.limit, deadline, &mut slot.body).await {
+            Ok(b) => b,
+            Err(r) => return r,
+        };
+        let input: &[u8] = match &body {
+            Some(b) => b,
+            None => &slot.body,
+        };
+        let response = match slot.session.handle(input) {
+            Some(out) => {
+                let mut r = Response::new(Full::new(Bytes::copy_from_slice(out)));
+                r.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+                r
+            }
+            None => {
+                let mut r = Response::new(Full::new(Bytes::new()));
+                *r.status_mut() = StatusCode::NO_CONTENT;
+                r
+            }
+        };
+        slot.body.clear();
+        if slot.body.capacity() > 64 << 10 {
+            slot.body = Vec::new(); // a large body does not pin its memory
+        }
+        self.put_slot(slot);
+        response
+    }
+}
+
+/// Reads the body: `Ok(Some(bytes))` when it came in one piece (no copy),
+/// `Ok(None)` when it was collected into `buf`, or the error response.
+async fn read_body<B: Body>(
+    body: B,
+    limit: usize,
+    deadline: tokio::time::Instant,
+    buf: &mut Vec<u8>,
+) -> Result<Option<Bytes>, Response<ResponseBody>> {
+    let mut body = std::pin::pin!(body);
+    buf.clear();
+    let mut first: Option<Bytes> = None;
+    let mut total = 0usize;
+    loop {
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) => {
+                let mut r = plain(StatusCode::REQUEST_TIMEOUT, "body not received in time\n");
+                r.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                return Err(r);
+            }
+            Ok(None) => break,
+            Ok(Some(Err(_))) => {
+                let mut r = plain(StatusCode::BAD_REQUEST, "could not read the body\n");
+                r.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                return Err(r);
+            }
+            Ok(Some(Ok(frame))) => frame,
+        };
+        let Ok(mut data) = frame.into_data() else {
+            continue; // trailers: ignored
+        };
+        let n = data.remaining();
+        total = total.saturating_add(n);
+        if total > limit {
+            return Err(too_large());
+        }
+        if n == 0 {
+            continue;
+        }
+        if first.is_none() && buf.is_empty() {
+            first = Some(data.copy_to_bytes(n));
+            continue;
+        }
+        if let Some(f) = first.take() {
+            buf.extend_from_slice(&f);
+        }
+        while data.has_remaining() {
+            let chunk = data.chunk();
+            buf.extend_from_slice(chunk);
+            let k = chunk.len();
+            data.advance(k);
+        }
+    }
+    Ok(first.or_else(|| buf.is_empty().then(Bytes::new)))
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
+    let mut r = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+fn too_large() -> Response<ResponseBody> {
+    let mut r = plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "body larger than max_message_bytes\n",
+    );
+    r.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
+/// `application/json`, any case, with parameters allowed; a `charset` parameter must
+/// name UTF-8 (quoted or not, any case).
+fn is_json(value: Option<&HeaderValue>) -> bool {
+    let Some(value) = value else { return false };
+    let mut parts = value.as_bytes().split(|&b| b == b';');
+    let essence = parts.next().unwrap_or_default().trim_ascii();
+    if !essence.eq_ignore_ascii_case(b"application/json") {
+        return false;
+    }
+    for param in parts {
+        let param = param.trim_ascii();
+        if param.is_empty() {
+            continue;
+        }
+        let Some(eq) = param.iter().position(|&b| b == b'=') else {
+            return false;
+        };
+        let (name, value) = (param[..eq].trim_ascii(), param[eq + 1..].trim_ascii());
+        if name.eq_ignore_ascii_case(b"charset") {
+            let value = value
+                .strip_prefix(b"\"")
+                .and_then(|v| v.strip_suffix(b"\""))
+                .unwrap_or(value);
+            if !value.eq_ignore_ascii_case(b"utf-8") && !value.eq_ignore_ascii_case(b"utf8") {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Whether `Authorization: Bearer <token>` carries exactly `token`.
+fn authorized(headers: &HeaderMap, token: &[u8]) -> bool {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return false;
+    };
+    let value = value.as_bytes();
+    if value.len() < 7 || !value[..7].eq_ignore_ascii_case(b"bearer ") {
+        return false;
+    }
+    ct_eq(value[7..].trim_ascii(), token)
+}
+
+/// Compares in time that depends on the lengths only, never on where the bytes differ.
+#[inline(never)]
+pub fn ct_eq(given: &[u8], expected: &[u8]) -> bool {
+    let mut diff = u8::from(given.len() != expected.len());
+    // Always walk the expected token's length; a shorter `given` compares against 0.
+    for (i, &e) in expected.iter().enumerate() {
+        let g = given.get(i).copied().unwrap_or(0);
+        diff |= std::hint::black_box(g ^ e);
+    }
+    std::hint::black_box(diff) == 0
+}
+
+/// The future of a call through the `Service` traits.
+pub type ResponseFuture =
+    Pin<Box<dyn Future<Output = Result<Response<ResponseBody>, Infallible>> + Send>>;
+
+impl<B> tower_service::Service<Request<B>> for Switchboard
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+{
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<B>) -> ResponseFuture {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.respond(req).await) })
+    }
+}
+
+impl<B> hyper::service::Service<Request<B>> for Switchboard
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+{
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn call(&self, req: Request<B>) -> ResponseFuture {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.respond(req).await) })
+    }
+}
+
+/// Settings of [`serve_with`].
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// How long a client may take to send a request's headers (hyper closes the
+    /// connection past it).
+    pub header_read_timeout: Duration,
+    /// How long open calls may take to finish after shutdown begins.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            header_read_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Serves `service` on `listener` (HTTP/1.1, keep-alive) until `shutdown` completes,
+/// then stops accepting, lets open calls finish (up to 10 s) and returns.
+///
+/// # Errors
+/// None today (accept errors are logged and retried); the `Result` leaves room.
+pub async fn serve<F>(
+    listener: tokio::net::TcpListener,
+    service: Switchboard,
+    shutdown: F,
+) -> std::io::Result<()>
+where
+    F: Future<Output = ()>,
+{
+    serve_with(listener, service, ServeConfig::default(), shutdown).await
+}
+
+/// [`serve`] with explicit settings.
+///
+/// # Errors
+/// See [`serve`].
+pub async fn serve_with<F>(
+    listener: tokio::net::TcpListener,
+    service: Switchboard,
+    config: ServeConfig,
+    shutdown: F,
+) -> std::io::Result<()>
+where
+    F: Future<Output = ()>,
+{
+    use hyper_util::rt::{TokioIo, TokioTimer};
+
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout)
+        .keep_alive(true);
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(a) => a,
+                    Err(e) => {
+                        // Out of descriptors and the like: back off, do not spin.
+                        crate::log::warn(format_args!("accept: {e}"));
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        continue;
+                    }
+                };
+                let _ = stream.set_nodelay(true);
+                let svc = service.connection();
+                let conn = builder.serve_connection(
+                    TokioIo::new(stream),
+                    hyper::service::service_fn(move |req| {
+                        let svc = svc.clone();
+                        async move { Ok::<_, Infallible>(svc.respond(req).await) }
+                    }),
+                );
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    if let Err(e) = conn.await {
+                        crate::log::debug(format_args!("connection from {peer}: {e}"));
+                    }
+                });
+            }
+            () = &mut shutdown => break,
+        }
+    }
+    drop(listener);
+    crate::log::info(format_args!(
+        "shutting down: {} connection(s) open",
+        graceful.count()
+    ));
+    if tokio::time::timeout(config.shutdown_grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        crate::log::warn(format_args!("shutdown grace period over; closing"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_types() {
+        let ok = [
+            "application/json",
+            "Application/JSON",
+            "application/json; charset=utf-8",
+            "application/json;charset=UTF-8",
+            "application/json; charset=\"utf-8\"",
+            "application/json; foo=bar",
+            "application/json ; charset=utf-8; q=1",
+        ];
+        for v in ok {
+            assert!(is_json(Some(&HeaderValue::from_static(v))), "{v}");
+        }
+        let bad = [
+            "text/plain",
+            "application/jsonx",
+            "application/json-rpc",
+            "application/json; charset=latin1",
+            "application/json; charset=utf-16",
+            "application/json; charset",
+            "",
+        ];
+        for v in bad {
+            assert!(!is_json(Some(&HeaderValue::from_static(v))), "{v}");
+        }
+        assert!(!is_json(None));
+    }
+
+    #[test]
+    fn constant_time_compare() {
+        assert!(ct_eq(b"abc", b"abc"));
+        assert!(!ct_eq(b"abd", b"abc"));
+        assert!(!ct_eq(b"ab", b"abc"));
+        assert!(!ct_eq(b"abcd", b"abc"));
+        assert!(!ct_eq(b"", b"abc"));
+        assert!(ct_eq(b"", b""));
+        assert!(!ct_eq(b"ab\0", b"ab"));
+    }
+
+    #[test]
+    fn bearer() {
+        let mut h = HeaderMap::new();
+        assert!(!authorized(&h, b"t0k"));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer t0k"));
+        assert!(authorized(&h, b"t0k"));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("bearer  t0k "));
+        assert!(authorized(&h, b"t0k"));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic t0k"));
+        assert!(!authorized(&h, b"t0k"));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer t0"));
+        assert!(!authorized(&h, b"t0k"));
+    }
+}

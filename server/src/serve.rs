@@ -1,0 +1,208 @@
+//! `switchboard serve`: options, then HTTP (tokio + hyper) or stdio.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use switchboard::{ParserConfig, Router, Session};
+use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
+use switchboard_server::stdio::{self, Framing};
+use switchboard_server::{demo, log};
+
+struct Options {
+    stdio: bool,
+    framing: Framing,
+    listen: String,
+    token: Option<String>,
+    config: ParserConfig,
+    threads: Option<usize>,
+    body_timeout: Duration,
+}
+
+fn parse(args: &[&str]) -> Result<Options, String> {
+    let mut o = Options {
+        stdio: false,
+        framing: Framing::Ndjson,
+        listen: "127.0.0.1:8080".into(),
+        token: std::env::var("SWITCHBOARD_TOKEN").ok().filter(|t| !t.is_empty()),
+        config: ParserConfig::new(),
+        threads: None,
+        body_timeout: Switchboard::DEFAULT_BODY_READ_TIMEOUT,
+    };
+    let mut framing_given = false;
+    let mut it = args.iter().copied();
+    while let Some(arg) = it.next() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+            _ => (arg, None),
+        };
+        let mut value = |what: &str| -> Result<String, String> {
+            inline
+                .map(str::to_owned)
+                .or_else(|| it.next().map(str::to_owned))
+                .ok_or_else(|| format!("{name} needs {what}"))
+        };
+        fn number(name: &str, v: &str) -> Result<usize, String> {
+            v.parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("{name}: {v:?} is not a positive integer"))
+        }
+        match name {
+            "--stdio" => o.stdio = true,
+            "--framing" => {
+                o.framing = value("ndjson or lsp")?.parse()?;
+                framing_given = true;
+            }
+            "--listen" => o.listen = value("an address")?,
+            "--token" => o.token = Some(value("a token")?).filter(|t| !t.is_empty()),
+            "--max-message-bytes" => {
+                let n = number(name, &value("a number")?)?;
+                if n > ParserConfig::MAX_MESSAGE_BYTES_CAP {
+                    return Err(format!(
+                        "{name}: at most {}",
+                        ParserConfig::MAX_MESSAGE_BYTES_CAP
+                    ));
+                }
+                o.config.max_message_bytes(n);
+            }
+            "--max-batch-len" => {
+                o.config.max_batch_len(number(name, &value("a number")?)?);
+            }
+            "--threads" => o.threads = Some(number(name, &value("a number")?)?),
+            "--body-timeout" => {
+                let v = value("seconds")?;
+                let secs: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                    .ok_or_else(|| format!("{name}: {v:?} is not a positive number"))?;
+                o.body_timeout = Duration::from_secs_f64(secs);
+            }
+            other => return Err(format!("unknown option {other:?}")),
+        }
+    }
+    if framing_given && !o.stdio {
+        return Err("--framing goes with --stdio".into());
+    }
+    Ok(o)
+}
+
+fn router(config: ParserConfig) -> Arc<Router> {
+    demo::register(Router::builder(), Arc::new(demo::Counters::default()))
+        .config(config)
+        .build()
+        .expect("the demo registrations are valid")
+}
+
+pub(crate) fn run(args: &[&str]) -> ExitCode {
+    let o = match parse(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("switchboard: {e}");
+            eprint!("{}", crate::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    if o.stdio {
+        let mut session = Session::new(router(o.config));
+        let stdin = std::io::stdin().lock();
+        let stdout = std::io::stdout().lock();
+        return match stdio::serve(&mut session, o.framing, stdin, stdout) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(e) => {
+                log::error(format_args!("stdio: {e}"));
+                ExitCode::from(1)
+            }
+        };
+    }
+    http(o)
+}
+
+fn http(o: Options) -> ExitCode {
+    let threads = o
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            log::error(format_args!("cannot start the runtime: {e}"));
+            return ExitCode::from(1);
+        }
+    };
+    runtime.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(&o.listen).await {
+            Ok(l) => l,
+            Err(e) => {
+                log::error(format_args!("cannot listen on {}: {e}", o.listen));
+                return ExitCode::from(1);
+            }
+        };
+        let addr: SocketAddr = match listener.local_addr() {
+            Ok(a) => a,
+            Err(e) => {
+                log::error(format_args!("cannot read the bound address: {e}"));
+                return ExitCode::from(1);
+            }
+        };
+        let mut service = Switchboard::new(router(o.config)).body_read_timeout(o.body_timeout);
+        if let Some(t) = &o.token {
+            service = service.bearer_token(t);
+        }
+        let auth = if o.token.is_some() {
+            " -H \"Authorization: Bearer $SWITCHBOARD_TOKEN\""
+        } else {
+            ""
+        };
+        // stdout: what a person (or a test) needs; stderr: the one startup log line.
+        println!("switchboard listening on http://{addr}/");
+        println!(
+            "try: curl -s{auth} -H 'Content-Type: application/json' -d '{{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}}' http://{addr}/"
+        );
+        log::info(format_args!(
+            "http on {addr}: {threads} thread(s), max_message_bytes {}, max_batch_len {}, token {}, demo methods",
+            o.config.get_max_message_bytes(),
+            o.config.get_max_batch_len(),
+            if o.token.is_some() { "required" } else { "off" },
+        ));
+        let result = serve_with(listener, service, ServeConfig::default(), shutdown_signal()).await;
+        match result {
+            Ok(()) => {
+                log::info(format_args!("stopped"));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                log::error(format_args!("{e}"));
+                ExitCode::from(1)
+            }
+        }
+    })
+}
+
+/// Ctrl-C (SIGINT), or SIGTERM on Unix.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,647 @@
+//! `switchboard serve` over HTTP, against the real binary on a loopback port:
+//! SPEC.md's status mapping case by case, the specification's examples and SPEC.md's
+//! decisions, keep-alive, slow and broken clients, many idle connections, shutdown.
+//!
+//! The client is a few lines of raw HTTP/1.1 over `std::net::TcpStream`, so a test can
+//! send exactly the bytes it means (half a body, a chunked body, a hang-up).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The server process; killed (by its own handle) when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--threads", "2"])
+            .args(args)
+            .env("SWITCHBOARD_LOG", "warn")
+            .env_remove("SWITCHBOARD_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("switchboard listening on http://")
+            .and_then(|s| s.strip_suffix('/'))
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .parse()
+            .unwrap();
+        // Keep draining stdout so the server never blocks on it.
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut out, &mut std::io::sink());
+        });
+        Server { child, addr }
+    }
+
+    fn connect(&self) -> Conn {
+        Conn::new(self.addr)
+    }
+
+    /// Resident memory of the server process, in KiB.
+    fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap()
+    }
+
+    /// Whether the process still runs.
+    fn running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Debug)]
+struct Resp {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Resp {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        assert_eq!(self.status, 200, "{self:?}");
+        assert_eq!(self.header("content-type"), Some("application/json"));
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body))
+        })
+    }
+}
+
+/// One client connection (keep-alive: several requests in a row).
+struct Conn {
+    reader: BufReader<TcpStream>,
+}
+
+impl Conn {
+    fn new(addr: SocketAddr) -> Conn {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s.set_nodelay(true).unwrap();
+        Conn {
+            reader: BufReader::new(s),
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.reader.get_mut().write_all(bytes).unwrap();
+    }
+
+    /// Reads one response (Content-Length bodies only, which is all the server sends).
+    fn read(&mut self) -> Resp {
+        let mut line = String::new();
+        self.reader.read_line(&mut line).unwrap();
+        let status = line
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("bad status line {line:?}"));
+        let mut headers = Vec::new();
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).unwrap();
+            let l = line.trim_end();
+            if l.is_empty() {
+                break;
+            }
+            let (n, v) = l.split_once(':').unwrap();
+            headers.push((n.trim().to_owned(), v.trim().to_owned()));
+        }
+        let len = headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+            .map_or(0, |(_, v)| v.parse::<usize>().unwrap());
+        let mut body = vec![0; len];
+        self.reader.read_exact(&mut body).unwrap();
+        Resp {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    /// True when the server has closed the connection (EOF) within the read timeout.
+    fn closed(&mut self) -> bool {
+        let mut b = [0u8; 1];
+        matches!(self.reader.read(&mut b), Ok(0) | Err(_))
+    }
+
+    fn post(&mut self, body: &str) -> Resp {
+        self.send(&post_bytes(body, "application/json", &[]));
+        self.read()
+    }
+}
+
+fn post_bytes(body: &str, content_type: &str, extra: &[&str]) -> Vec<u8> {
+    let mut r = format!(
+        "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for h in extra {
+        r.push_str(h);
+        r.push_str("\r\n");
+    }
+    r.push_str("\r\n");
+    r.push_str(body);
+    r.into_bytes()
+}
+
+const SUBTRACT: &str = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
+
+#[test]
+fn status_mapping_case_by_case() {
+    let server = Server::start(&["--max-message-bytes", "1000"]);
+    let mut c = server.connect();
+    let cases: &[(&str, Vec<u8>, u16)] = &[
+        ("a call", post_bytes(SUBTRACT, "application/json", &[]), 200),
+        (
+            "charset=utf-8",
+            post_bytes(SUBTRACT, "application/json; charset=utf-8", &[]),
+            200,
+        ),
+        (
+            "charset=UTF-8, quoted, other parameters",
+            post_bytes(SUBTRACT, "Application/JSON; foo=bar; charset=\"UTF-8\"", &[]),
+            200,
+        ),
+        (
+            "a JSON-RPC error is still 200",
+            post_bytes("{not json", "application/json", &[]),
+            200,
+        ),
+        ("[] is still 200", post_bytes("[]", "application/json", &[]), 200),
+        (
+            "a notification",
+            post_bytes(r#"{"jsonrpc":"2.0","method":"update","params":[1]}"#, "application/json", &[]),
+            204,
+        ),
+        (
+            "a batch of notifications",
+            post_bytes(
+                r#"[{"jsonrpc":"2.0","method":"notify_sum","params":[1,2,4]},{"jsonrpc":"2.0","method":"notify_hello","params":[7]}]"#,
+                "application/json",
+                &[],
+            ),
+            204,
+        ),
+        (
+            "a well-formed Response object is never answered",
+            post_bytes(r#"{"jsonrpc":"2.0","result":1,"id":1}"#, "application/json", &[]),
+            204,
+        ),
+        ("text/plain", post_bytes(SUBTRACT, "text/plain", &[]), 415),
+        (
+            "charset other than UTF-8",
+            post_bytes(SUBTRACT, "application/json; charset=iso-8859-1", &[]),
+            415,
+        ),
+        (
+            "application/json-rpc",
+            post_bytes(SUBTRACT, "application/json-rpc", &[]),
+            415,
+        ),
+        (
+            "no Content-Type",
+            format!("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{SUBTRACT}", SUBTRACT.len())
+                .into_bytes(),
+            415,
+        ),
+        ("GET", b"GET / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(), 405),
+        (
+            "PUT",
+            format!(
+                "PUT / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{SUBTRACT}",
+                SUBTRACT.len()
+            )
+            .into_bytes(),
+            405,
+        ),
+        ("DELETE", b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(), 405),
+        (
+            "a chunked body",
+            format!(
+                "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{}\r\n{:x}\r\n{}\r\n0\r\n\r\n",
+                &SUBTRACT[..16],
+                SUBTRACT.len() - 16,
+                &SUBTRACT[16..]
+            )
+            .into_bytes(),
+            200,
+        ),
+    ];
+    for (name, request, status) in cases {
+        c.send(request);
+        let r = c.read();
+        assert_eq!(r.status, *status, "{name}: {r:?}");
+        match status {
+            200 => {
+                let v = r.json();
+                assert_eq!(v["jsonrpc"], "2.0", "{name}");
+            }
+            204 => assert!(r.body.is_empty(), "{name}"),
+            405 => assert_eq!(r.header("allow"), Some("POST"), "{name}"),
+            _ => {}
+        }
+    }
+    // The same connection served all of them (keep-alive).
+    assert_eq!(c.post(SUBTRACT).json()["result"], 19);
+}
+
+#[test]
+fn too_large_is_refused_before_the_body_is_read() {
+    let server = Server::start(&["--max-message-bytes", "1000"]);
+    // Content-Length over the limit: 413 at once, without sending a single body byte.
+    let mut c = server.connect();
+    c.send(
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1001\r\n\r\n",
+    );
+    let r = c.read();
+    assert_eq!(r.status, 413);
+    assert!(c.closed(), "the unread body would desynchronise the connection");
+
+    // Exactly at the limit passes the HTTP check (and reaches JSON-RPC).
+    let mut c = server.connect();
+    let body = format!("{SUBTRACT}{}", " ".repeat(1000 - SUBTRACT.len()));
+    assert_eq!(c.post(&body).json()["result"], 19);
+
+    // A chunked body that grows past the limit: 413 while it streams, the rest unread.
+    let mut c = server.connect();
+    c.send(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    let chunk = format!("200\r\n{}\r\n", " ".repeat(0x200));
+    c.send(chunk.as_bytes());
+    c.send(chunk.as_bytes()); // 1024 bytes > 1000; no terminating chunk is ever sent
+    let r = c.read();
+    assert_eq!(r.status, 413);
+
+    // A huge declared length is refused just the same.
+    let mut c = server.connect();
+    c.send(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n");
+    assert_eq!(c.read().status, 413);
+}
+
+#[test]
+fn bearer_token() {
+    let server = Server::start(&["--token", "s3cret-token"]);
+    let mut c = server.connect();
+    for (auth, status) in [
+        (None, 401),
+        (Some("Bearer wrong-token!"), 401),
+        (Some("Bearer s3cret"), 401),
+        (Some("Bearer s3cret-token-and-more"), 401),
+        (Some("Basic s3cret-token"), 401),
+        (Some("Bearer s3cret-token"), 200),
+        (Some("bearer s3cret-token"), 200),
+    ] {
+        let extra: Vec<&str> = auth
+            .map(|a| vec![&*Box::leak(format!("Authorization: {a}").into_boxed_str())])
+            .unwrap_or_default();
+        c.send(&post_bytes(SUBTRACT, "application/json", &extra));
+        let r = c.read();
+        assert_eq!(r.status, status, "{auth:?}");
+        if status == 401 {
+            assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+        } else {
+            assert_eq!(r.json()["result"], 19);
+        }
+    }
+    // Credentials come first: a GET without them is 401, not 405.
+    c.send(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(c.read().status, 401);
+}
+
+/// The JSON-RPC 2.0 specification's examples, over HTTP.
+#[test]
+fn specification_examples() {
+    let server = Server::start(&[]);
+    let mut c = server.connect();
+    let call = |c: &mut Conn, body: &str| -> Option<Value> {
+        let r = c.post(body);
+        if r.status == 204 {
+            None
+        } else {
+            Some(r.json())
+        }
+    };
+    let cases: &[(&str, Option<Value>)] = &[
+        (
+            r#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
+            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 1})),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}"#,
+            Some(json!({"jsonrpc": "2.0", "result": -19, "id": 2})),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#,
+            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 3})),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#,
+            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 4})),
+        ),
+        (r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#, None),
+        (r#"{"jsonrpc": "2.0", "method": "foobar"}"#, None),
+    ];
+    for (body, expected) in cases {
+        assert_eq!(&call(&mut c, body), expected, "{body}");
+    }
+    let code = |v: &Value| v["error"]["code"].as_i64().unwrap();
+    let v = call(&mut c, r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#).unwrap();
+    assert_eq!((code(&v), &v["id"]), (-32601, &json!("1")));
+    let v = call(&mut c, r#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#).unwrap();
+    assert_eq!((code(&v), &v["id"]), (-32700, &Value::Null));
+    let v = call(&mut c, r#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#).unwrap();
+    assert_eq!((code(&v), &v["id"]), (-32600, &Value::Null));
+    let v = call(
+        &mut c,
+        r#"[
+  {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+  {"jsonrpc": "2.0", "method"
+]"#,
+    )
+    .unwrap();
+    assert_eq!((code(&v), &v["id"]), (-32700, &Value::Null));
+    let v = call(&mut c, "[]").unwrap();
+    assert_eq!((code(&v), &v["id"]), (-32600, &Value::Null));
+    let v = call(&mut c, "[1]").unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(code(&v[0]), -32600);
+    let v = call(&mut c, "[1,2,3]").unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 3);
+    let v = call(
+        &mut c,
+        r#"[
+        {"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},
+        {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
+        {"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},
+        {"foo": "boo"},
+        {"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},
+        {"jsonrpc": "2.0", "method": "get_data", "id": "9"}
+    ]"#,
+    )
+    .unwrap();
+    let mut by_id: Vec<(String, Value)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["id"].to_string(), r.clone()))
+        .collect();
+    by_id.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(by_id.len(), 5);
+    // Sorted by the id's JSON text: "1", "2", "5", "9", null.
+    assert_eq!(by_id[0].1["result"], 7);
+    assert_eq!(by_id[1].1["result"], 19);
+    assert_eq!(code(&by_id[2].1), -32601);
+    assert_eq!(by_id[3].1["result"], json!(["hello", 5]));
+    assert_eq!((code(&by_id[4].1), &by_id[4].1["id"]), (-32600, &Value::Null));
+    assert_eq!(
+        call(
+            &mut c,
+            r#"[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]"#
+        ),
+        None
+    );
+}
+
+/// SPEC.md's decisions, over HTTP; ids checked byte for byte on the wire.
+#[test]
+fn spec_md_decisions() {
+    let server = Server::start(&["--max-batch-len", "3"]);
+    let mut c = server.connect();
+    for id in ["9007199254740993", "1.5", "1e2", "-0", r#""a\u0062c""#, "null"] {
+        let r = c.post(&format!(
+            r#"{{"jsonrpc":"2.0","method":"get_data","id":{id}}}"#
+        ));
+        assert_eq!(r.status, 200);
+        let text = String::from_utf8(r.body).unwrap();
+        assert!(text.ends_with(&format!(r#","id":{id}}}"#)), "{text}");
+    }
+    let code = |c: &mut Conn, body: &str| c.post(body).json()["error"]["code"].as_i64();
+    // Duplicate top-level member, escaped spelling included.
+    assert_eq!(
+        code(&mut c, r#"{"jsonrpc":"2.0","method":"sum","params":[1],"para\u006ds":[2],"id":1}"#),
+        Some(-32600)
+    );
+    // params null is absent; params a string is -32600.
+    assert_eq!(
+        c.post(r#"{"jsonrpc":"2.0","method":"get_data","params":null,"id":1}"#)
+            .json()["result"],
+        json!(["hello", 5])
+    );
+    assert_eq!(
+        code(&mut c, r#"{"jsonrpc":"2.0","method":"sum","params":"x","id":1}"#),
+        Some(-32600)
+    );
+    // Byte-order mark, whitespace-only body, trailing bytes, invalid UTF-8: -32700.
+    for body in ["\u{feff}{}", "  ", "{} {}", ""] {
+        assert_eq!(code(&mut c, body), Some(-32700), "{body:?}");
+    }
+    c.send(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n\"\xc0\"");
+    assert_eq!(c.read().json()["error"]["code"], -32700);
+    // Method names compared after unescaping.
+    assert_eq!(
+        c.post(r#"{"jsonrpc":"2.0","method":"su\u0062tract","params":[2,1],"id":1}"#)
+            .json()["result"],
+        1
+    );
+    // The batch limit from --max-batch-len: one single error object.
+    let call = r#"{"jsonrpc":"2.0","method":"get_data","id":1}"#;
+    let v = c.post(&format!("[{call},{call},{call},{call}]")).json();
+    assert_eq!(v["error"]["code"], -32600);
+    assert_eq!(v["error"]["data"]["limit"], 3);
+    // rpc.discover is built in.
+    let v = c
+        .post(r#"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#)
+        .json();
+    assert!(v["result"]["methods"].is_array(), "{v}");
+    // Deep nesting: -32700, never a crash.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert_eq!(code(&mut c, &deep), Some(-32700));
+    assert_eq!(c.post(SUBTRACT).json()["result"], 19);
+}
+
+#[test]
+fn half_a_body_then_stall_does_not_block_others_and_times_out() {
+    let server = Server::start(&["--body-timeout", "1"]);
+    let mut stalled = server.connect();
+    stalled.send(
+        format!(
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+            SUBTRACT.len(),
+            &SUBTRACT[..SUBTRACT.len() / 2]
+        )
+        .as_bytes(),
+    );
+    let started = Instant::now();
+    // Others are answered meanwhile, promptly.
+    let mut other = server.connect();
+    for _ in 0..20 {
+        let t = Instant::now();
+        assert_eq!(other.post(SUBTRACT).json()["result"], 19);
+        assert!(t.elapsed() < Duration::from_millis(500));
+    }
+    // The stalled call gets 408 and its connection is closed.
+    let r = stalled.read();
+    assert_eq!(r.status, 408);
+    assert!(stalled.closed());
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    // A client that sends half of its headers and stalls is not waited on by others
+    // either.
+    let mut half_headers = server.connect();
+    half_headers.send(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Ty");
+    assert_eq!(other.post(SUBTRACT).json()["result"], 19);
+}
+
+#[test]
+fn clients_that_hang_up_mid_response_do_not_hurt_the_server() {
+    let mut server = Server::start(&[]);
+    // A batch whose response is ~60 KB: more than a socket buffer may take at once.
+    let call = r#"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#;
+    let batch = format!("[{}]", vec![call; 40].join(","));
+    for i in 0..100 {
+        let mut c = server.connect();
+        c.send(&post_bytes(&batch, "application/json", &[]));
+        if i % 2 == 0 {
+            // Read a few bytes of the response, then hang up.
+            let mut b = [0u8; 16];
+            let _ = c.reader.get_mut().read(&mut b);
+        }
+        drop(c);
+    }
+    // Also hang up with a request half sent.
+    for _ in 0..50 {
+        let mut c = server.connect();
+        c.send(&post_bytes(SUBTRACT, "application/json", &[])[..40]);
+    }
+    assert!(server.running());
+    let mut c = server.connect();
+    let v = c.post(&batch).json();
+    assert_eq!(v.as_array().unwrap().len(), 40);
+    assert_eq!(c.post(SUBTRACT).json()["result"], 19);
+}
+
+#[test]
+fn a_thousand_idle_connections_while_others_are_answered() {
+    let server = Server::start(&[]);
+    let mut warm = server.connect();
+    for _ in 0..100 {
+        assert_eq!(warm.post(SUBTRACT).json()["result"], 19);
+    }
+    let before = server.rss_kib();
+    let started = Instant::now();
+    let mut idle = Vec::with_capacity(1000);
+    for i in 0..1000 {
+        let mut c = server.connect();
+        // Half of them have made a call (their session is warm), half never spoke.
+        if i % 2 == 0 {
+            assert_eq!(c.post(SUBTRACT).json()["result"], 19);
+        }
+        idle.push(c);
+    }
+    // While they sit idle, others are answered promptly.
+    let mut worst = Duration::ZERO;
+    for _ in 0..200 {
+        let t = Instant::now();
+        assert_eq!(warm.post(SUBTRACT).json()["result"], 19);
+        worst = worst.max(t.elapsed());
+    }
+    let mut fresh = server.connect();
+    assert_eq!(fresh.post(SUBTRACT).json()["result"], 19);
+    let after = server.rss_kib();
+    let grew = after.saturating_sub(before);
+    eprintln!(
+        "1000 idle connections: RSS {before} KiB -> {after} KiB (+{grew} KiB, {} B per connection); worst latency meanwhile {worst:?}; setup {:?}",
+        grew * 1024 / 1000,
+        started.elapsed()
+    );
+    // Bounded: well under 64 KiB per idle connection.
+    assert!(grew < 64 * 1000, "RSS grew by {grew} KiB");
+    assert!(worst < Duration::from_secs(1), "{worst:?}");
+    // The idle ones still work afterwards.
+    for c in idle.iter_mut().step_by(97) {
+        assert_eq!(c.post(SUBTRACT).json()["result"], 19);
+    }
+}
+
+#[test]
+fn ctrl_c_shuts_down_gracefully() {
+    let mut server = Server::start(&[]);
+    let mut c = server.connect();
+    assert_eq!(c.post(SUBTRACT).json()["result"], 19);
+    // An idle keep-alive connection must not hold the shutdown up.
+    let status = Command::new("kill")
+        .args(["-INT", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let t = Instant::now();
+    loop {
+        if let Some(code) = server.child.try_wait().unwrap() {
+            assert!(code.success(), "{code:?}");
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(5), "no exit after SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(c.closed());
+    assert!(TcpStream::connect(server.addr).is_err());
+}
+
+#[test]
+fn bad_options_exit_2() {
+    for args in [
+        &["serve", "--threads", "0"][..],
+        &["serve", "--max-message-bytes", "x"],
+        &["serve", "--framing", "lsp"],
+        &["serve", "--stdio", "--framing", "xml"],
+        &["serve", "--bogus"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(["serve", "--listen", "256.0.0.1:1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen"));
+}
