@@ -20,7 +20,8 @@
 //! `!Sync`) are taken from a pool per call; [`Switchboard::connection`] gives a
 //! service with a pool of its own, for one connection, which is how [`serve`] runs
 //! it: one session per connection, handled by one task, so a warm connection
-//! allocates nothing in switchboard beyond the response body hyper sends.
+//! allocates nothing in switchboard (the response's header map is the `http`
+//! crate's: two allocations; the response body reuses the connection's buffer).
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -38,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::{Buf, Bytes};
+use bytes::{Buf, Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Body;
 use hyper::header::{self, HeaderMap, HeaderValue};
@@ -53,6 +54,9 @@ pub type ResponseBody = Full<Bytes>;
 struct Slot {
     session: Session,
     body: Vec<u8>,
+    /// The response bytes handed to hyper; once hyper has dropped them, the next
+    /// response reuses the same allocation.
+    out: BytesMut,
 }
 
 struct Shared {
@@ -80,6 +84,9 @@ impl std::fmt::Debug for Switchboard {
             .finish()
     }
 }
+
+/// Responses up to this size reuse the connection's response buffer.
+const REUSED_RESPONSE_BYTES: usize = 64 << 10;
 
 /// Pooled slots kept at most (more only while more calls run at once).
 const POOL_CAP: usize = 64;
@@ -154,6 +161,7 @@ impl Switchboard {
         popped.unwrap_or_else(|| Slot {
             session: Session::new(self.shared.router.clone()),
             body: Vec::new(),
+            out: BytesMut::new(),
         })
     }
 
@@ -209,7 +217,16 @@ impl Switchboard {
         };
         let response = match slot.session.handle(input) {
             Some(out) => {
-                let mut r = Response::new(Full::new(Bytes::copy_from_slice(out)));
+                let bytes = if out.len() <= REUSED_RESPONSE_BYTES {
+                    // Reclaims the previous response's buffer once hyper is done with
+                    // it: no allocation in the steady state.
+                    slot.out.reserve(out.len());
+                    slot.out.extend_from_slice(out);
+                    slot.out.split().freeze()
+                } else {
+                    Bytes::copy_from_slice(out) // a large one does not pin its memory
+                };
+                let mut r = Response::new(Full::new(bytes));
                 r.headers_mut().insert(
                     header::CONTENT_TYPE,
                     HeaderValue::from_static("application/json"),
@@ -244,7 +261,23 @@ async fn read_body<B: Body>(
     let mut first: Option<Bytes> = None;
     let mut total = 0usize;
     loop {
-        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+        // A body already in (the common case) is taken without arming a timer.
+        // (The body's error type is dropped at once: it need not be `Send`.)
+        let ready = std::future::poll_fn(|cx| {
+            Poll::Ready(
+                body.as_mut()
+                    .poll_frame(cx)
+                    .map(|f| f.map(|r| r.map_err(drop))),
+            )
+        })
+        .await;
+        let next = match ready {
+            Poll::Ready(frame) => Ok(frame),
+            Poll::Pending => tokio::time::timeout_at(deadline, body.frame())
+                .await
+                .map(|f| f.map(|r| r.map_err(drop))),
+        };
+        let frame = match next {
             Err(_) => {
                 let mut r = plain(StatusCode::REQUEST_TIMEOUT, "body not received in time\n");
                 r.headers_mut()
