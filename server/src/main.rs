@@ -26,6 +26,8 @@ Usage:
       --max-batch-len N          longer batches get -32600 [default: 1000]
       --threads N                worker threads [default: the number of CPUs]
       --body-timeout SECS        time to send a body, else 408 [default: 30]
+      --header-timeout SECS      time to send request headers, idle keep-alive
+                                 connections included, else closed [default: 30]
   switchboard serve --stdio [--framing ndjson|lsp] [--max-message-bytes N]
                     [--max-batch-len N]
                                answer messages on stdin/stdout with the demo methods

@@ -18,6 +18,7 @@ struct Options {
     config: ParserConfig,
     threads: Option<usize>,
     body_timeout: Duration,
+    header_timeout: Duration,
 }
 
 fn parse(args: &[&str]) -> Result<Options, String> {
@@ -29,6 +30,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         config: ParserConfig::new(),
         threads: None,
         body_timeout: Switchboard::DEFAULT_BODY_READ_TIMEOUT,
+        header_timeout: ServeConfig::default().header_read_timeout,
     };
     let mut framing_given = false;
     let mut it = args.iter().copied();
@@ -71,14 +73,18 @@ fn parse(args: &[&str]) -> Result<Options, String> {
                 o.config.max_batch_len(number(name, &value("a number")?)?);
             }
             "--threads" => o.threads = Some(number(name, &value("a number")?)?),
-            "--body-timeout" => {
+            "--body-timeout" | "--header-timeout" => {
                 let v = value("seconds")?;
                 let secs: f64 = v
                     .parse()
                     .ok()
-                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9)
                     .ok_or_else(|| format!("{name}: {v:?} is not a positive number"))?;
-                o.body_timeout = Duration::from_secs_f64(secs);
+                if name == "--body-timeout" {
+                    o.body_timeout = Duration::from_secs_f64(secs);
+                } else {
+                    o.header_timeout = Duration::from_secs_f64(secs);
+                }
             }
             other => return Err(format!("unknown option {other:?}")),
         }
@@ -170,7 +176,11 @@ fn http(o: Options) -> ExitCode {
             o.config.get_max_batch_len(),
             if o.token.is_some() { "required" } else { "off" },
         ));
-        let result = serve_with(listener, service, ServeConfig::default(), shutdown_signal()).await;
+        let config = ServeConfig {
+            header_read_timeout: o.header_timeout,
+            ..ServeConfig::default()
+        };
+        let result = serve_with(listener, service, config, shutdown_signal()).await;
         match result {
             Ok(()) => {
                 log::info(format_args!("stopped"));

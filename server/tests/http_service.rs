@@ -85,3 +85,49 @@ async fn serve_on_an_application_listener_until_its_future() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test]
+async fn idle_and_silent_connections_are_closed_after_the_header_timeout() {
+    use switchboard_server::http::{ServeConfig, serve_with};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let config = ServeConfig {
+        header_read_timeout: std::time::Duration::from_millis(300),
+        ..ServeConfig::default()
+    };
+    let server = tokio::spawn(serve_with(
+        listener,
+        Switchboard::new(demo::router()),
+        config,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    // Kept alive after one call, then idle.
+    let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{SUBTRACT}",
+        SUBTRACT.len()
+    );
+    idle.write_all(request.as_bytes()).await.unwrap();
+    let mut buf = vec![0u8; 4096];
+    let n = idle.read(&mut buf).await.unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    // Never said a word.
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let t = std::time::Instant::now();
+    let limit = std::time::Duration::from_secs(5);
+    for s in [&mut idle, &mut silent] {
+        // EOF (or a 408 hyper writes first, then EOF) within the limit.
+        let _ = tokio::time::timeout(limit, s.read_to_end(&mut Vec::new()))
+            .await
+            .expect("the connection was not closed");
+    }
+    let took = t.elapsed();
+    assert!(took >= std::time::Duration::from_millis(250), "{took:?}");
+    assert!(took < limit, "{took:?}");
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
