@@ -442,6 +442,9 @@ pub struct ServeConfig {
     pub header_read_timeout: Duration,
     /// How long open calls may take to finish after shutdown begins.
     pub shutdown_grace: Duration,
+    /// Connections served at once; past it, new ones wait in the listen backlog until
+    /// one closes (memory stays bounded whatever clients do).
+    pub max_connections: usize,
 }
 
 impl Default for ServeConfig {
@@ -449,6 +452,7 @@ impl Default for ServeConfig {
         ServeConfig {
             header_read_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(10),
+            max_connections: 10_000,
         }
     }
 }
@@ -491,7 +495,12 @@ where
         .header_read_timeout(config.header_read_timeout)
         .keep_alive(true);
     let mut shutdown = std::pin::pin!(shutdown);
+    let slots = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
     loop {
+        let permit = tokio::select! {
+            p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
+            () = &mut shutdown => break,
+        };
         tokio::select! {
             accepted = listener.accept() => {
                 let (stream, peer) = match accepted {
@@ -517,6 +526,7 @@ where
                     if let Err(e) = conn.await {
                         crate::log::debug(format_args!("connection from {peer}: {e}"));
                     }
+                    drop(permit);
                 });
             }
             () = &mut shutdown => break,

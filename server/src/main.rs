@@ -25,6 +25,8 @@ Usage:
       --max-message-bytes N      larger bodies get 413 [default: 8388608]
       --max-batch-len N          longer batches get -32600 [default: 1000]
       --threads N                worker threads [default: the number of CPUs]
+      --max-connections N        connections served at once; more wait in the
+                                 listen backlog [default: 10000]
       --body-timeout SECS        time to send a body, else 408 [default: 30]
       --header-timeout SECS      time to send request headers, idle keep-alive
                                  connections included, else closed [default: 30]

@@ -19,6 +19,7 @@ struct Options {
     threads: Option<usize>,
     body_timeout: Duration,
     header_timeout: Duration,
+    max_connections: usize,
 }
 
 fn parse(args: &[&str]) -> Result<Options, String> {
@@ -31,6 +32,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         threads: None,
         body_timeout: Switchboard::DEFAULT_BODY_READ_TIMEOUT,
         header_timeout: ServeConfig::default().header_read_timeout,
+        max_connections: ServeConfig::default().max_connections,
     };
     let mut framing_given = false;
     let mut it = args.iter().copied();
@@ -73,6 +75,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
                 o.config.max_batch_len(number(name, &value("a number")?)?);
             }
             "--threads" => o.threads = Some(number(name, &value("a number")?)?),
+            "--max-connections" => o.max_connections = number(name, &value("a number")?)?,
             "--body-timeout" | "--header-timeout" => {
                 let v = value("seconds")?;
                 let secs: f64 = v
@@ -178,6 +181,7 @@ fn http(o: Options) -> ExitCode {
         ));
         let config = ServeConfig {
             header_read_timeout: o.header_timeout,
+            max_connections: o.max_connections,
             ..ServeConfig::default()
         };
         let result = serve_with(listener, service, config, shutdown_signal()).await;

@@ -131,3 +131,51 @@ async fn idle_and_silent_connections_are_closed_after_the_header_timeout() {
     stop.send(()).unwrap();
     server.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn connections_past_the_limit_wait_until_one_closes() {
+    use switchboard_server::http::{ServeConfig, serve_with};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let config = ServeConfig {
+        max_connections: 2,
+        ..ServeConfig::default()
+    };
+    let server = tokio::spawn(serve_with(
+        listener,
+        Switchboard::new(demo::router()),
+        config,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let request = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{SUBTRACT}",
+        SUBTRACT.len()
+    );
+    let mut buf = vec![0u8; 4096];
+    let mut first = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut second = tokio::net::TcpStream::connect(addr).await.unwrap();
+    for s in [&mut first, &mut second] {
+        s.write_all(request.as_bytes()).await.unwrap();
+        let n = s.read(&mut buf).await.unwrap();
+        assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    }
+    // The third waits: no answer while the first two stay open.
+    let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
+    third.write_all(request.as_bytes()).await.unwrap();
+    let waited = tokio::time::timeout(std::time::Duration::from_millis(300), third.read(&mut buf)).await;
+    assert!(waited.is_err(), "answered past the connection limit");
+    // One closes: the third is served.
+    drop(first);
+    let n = tokio::time::timeout(std::time::Duration::from_secs(5), third.read(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    drop((second, third));
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
