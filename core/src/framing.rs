@@ -805,7 +805,10 @@ mod tests {
         // position is the buffer's end after every `Partial`). Body: never scanned,
         // O(1) per call.
         let body = vec![b' '; 1 << 20];
-        let input = lsp(&body, "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n");
+        let input = lsp(
+            &body,
+            "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n",
+        );
         let mut f = ContentLength::new(1 << 20);
         let mut buf = Vec::new();
         let mut frames = 0;

@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let addr = args.first().map_or("127.0.0.1:8080", String::as_str).to_owned();
+    let addr = args
+        .first()
+        .map_or("127.0.0.1:8080", String::as_str)
+        .to_owned();
     let conns: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(4);
     let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5.0);
     let batch: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
@@ -42,7 +45,11 @@ fn main() {
     }
     let took = started.elapsed().as_secs_f64();
     lat.sort_unstable();
-    let pct = |p: f64| lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1))).copied().unwrap_or(0);
+    let pct = |p: f64| {
+        lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0)
+    };
     println!(
         "{} calls in {took:.2}s over {conns} connection(s), batch {batch}: {:.0} req/s, p50 {} us, p99 {} us",
         lat.len(),

@@ -594,9 +594,15 @@ mod tests {
     fn bearer() {
         let mut h = HeaderMap::new();
         assert!(!authorized(&h, b"t0k"));
-        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer t0k"));
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer t0k"),
+        );
         assert!(authorized(&h, b"t0k"));
-        h.insert(header::AUTHORIZATION, HeaderValue::from_static("bearer  t0k "));
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer  t0k "),
+        );
         assert!(authorized(&h, b"t0k"));
         h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic t0k"));
         assert!(!authorized(&h, b"t0k"));

@@ -102,8 +102,14 @@ mod tests {
     fn specs() {
         assert_eq!(level_from_spec("debug"), Some(Level::Debug));
         assert_eq!(level_from_spec("hyper=trace"), None);
-        assert_eq!(level_from_spec("warn,switchboard=trace"), Some(Level::Trace));
-        assert_eq!(level_from_spec("switchboard_server=error,info"), Some(Level::Error));
+        assert_eq!(
+            level_from_spec("warn,switchboard=trace"),
+            Some(Level::Trace)
+        );
+        assert_eq!(
+            level_from_spec("switchboard_server=error,info"),
+            Some(Level::Error)
+        );
         assert_eq!(level_from_spec("OFF"), Some(Level::Off));
         assert_eq!(level_from_spec("loud"), None);
     }

@@ -27,7 +27,9 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         stdio: false,
         framing: Framing::Ndjson,
         listen: "127.0.0.1:8080".into(),
-        token: std::env::var("SWITCHBOARD_TOKEN").ok().filter(|t| !t.is_empty()),
+        token: std::env::var("SWITCHBOARD_TOKEN")
+            .ok()
+            .filter(|t| !t.is_empty()),
         config: ParserConfig::new(),
         threads: None,
         body_timeout: Switchboard::DEFAULT_BODY_READ_TIMEOUT,

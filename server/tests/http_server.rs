@@ -92,9 +92,8 @@ impl Resp {
     fn json(&self) -> Value {
         assert_eq!(self.status, 200, "{self:?}");
         assert_eq!(self.header("content-type"), Some("application/json"));
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body))
-        })
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
 }
 
@@ -287,7 +286,10 @@ fn too_large_is_refused_before_the_body_is_read() {
     );
     let r = c.read();
     assert_eq!(r.status, 413);
-    assert!(c.closed(), "the unread body would desynchronise the connection");
+    assert!(
+        c.closed(),
+        "the unread body would desynchronise the connection"
+    );
 
     // Exactly at the limit passes the HTTP check (and reaches JSON-RPC).
     let mut c = server.connect();
@@ -369,18 +371,33 @@ fn specification_examples() {
             r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#,
             Some(json!({"jsonrpc": "2.0", "result": 19, "id": 4})),
         ),
-        (r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#, None),
+        (
+            r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#,
+            None,
+        ),
         (r#"{"jsonrpc": "2.0", "method": "foobar"}"#, None),
     ];
     for (body, expected) in cases {
         assert_eq!(&call(&mut c, body), expected, "{body}");
     }
     let code = |v: &Value| v["error"]["code"].as_i64().unwrap();
-    let v = call(&mut c, r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#).unwrap();
+    let v = call(
+        &mut c,
+        r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
+    )
+    .unwrap();
     assert_eq!((code(&v), &v["id"]), (-32601, &json!("1")));
-    let v = call(&mut c, r#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#).unwrap();
+    let v = call(
+        &mut c,
+        r#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#,
+    )
+    .unwrap();
     assert_eq!((code(&v), &v["id"]), (-32700, &Value::Null));
-    let v = call(&mut c, r#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#).unwrap();
+    let v = call(
+        &mut c,
+        r#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#,
+    )
+    .unwrap();
     assert_eq!((code(&v), &v["id"]), (-32600, &Value::Null));
     let v = call(
         &mut c,
@@ -423,7 +440,10 @@ fn specification_examples() {
     assert_eq!(by_id[1].1["result"], 19);
     assert_eq!(code(&by_id[2].1), -32601);
     assert_eq!(by_id[3].1["result"], json!(["hello", 5]));
-    assert_eq!((code(&by_id[4].1), &by_id[4].1["id"]), (-32600, &Value::Null));
+    assert_eq!(
+        (code(&by_id[4].1), &by_id[4].1["id"]),
+        (-32600, &Value::Null)
+    );
     assert_eq!(
         call(
             &mut c,
@@ -438,7 +458,14 @@ fn specification_examples() {
 fn spec_md_decisions() {
     let server = Server::start(&["--max-batch-len", "3"]);
     let mut c = server.connect();
-    for id in ["9007199254740993", "1.5", "1e2", "-0", r#""a\u0062c""#, "null"] {
+    for id in [
+        "9007199254740993",
+        "1.5",
+        "1e2",
+        "-0",
+        r#""a\u0062c""#,
+        "null",
+    ] {
         let r = c.post(&format!(
             r#"{{"jsonrpc":"2.0","method":"get_data","id":{id}}}"#
         ));
@@ -449,7 +476,10 @@ fn spec_md_decisions() {
     let code = |c: &mut Conn, body: &str| c.post(body).json()["error"]["code"].as_i64();
     // Duplicate top-level member, escaped spelling included.
     assert_eq!(
-        code(&mut c, r#"{"jsonrpc":"2.0","method":"sum","params":[1],"para\u006ds":[2],"id":1}"#),
+        code(
+            &mut c,
+            r#"{"jsonrpc":"2.0","method":"sum","params":[1],"para\u006ds":[2],"id":1}"#
+        ),
         Some(-32600)
     );
     // params null is absent; params a string is -32600.
@@ -459,7 +489,10 @@ fn spec_md_decisions() {
         json!(["hello", 5])
     );
     assert_eq!(
-        code(&mut c, r#"{"jsonrpc":"2.0","method":"sum","params":"x","id":1}"#),
+        code(
+            &mut c,
+            r#"{"jsonrpc":"2.0","method":"sum","params":"x","id":1}"#
+        ),
         Some(-32600)
     );
     // Byte-order mark, whitespace-only body, trailing bytes, invalid UTF-8: -32700.

@@ -28,10 +28,20 @@ async fn call(svc: &mut Switchboard, r: Request<Full<Bytes>>) -> (StatusCode, Ve
 async fn tower_service_in_process() {
     let mut svc = Switchboard::new(demo::router());
     let (s, b) = call(&mut svc, req("POST", Some("application/json"), SUBTRACT)).await;
-    assert_eq!((s, b.as_slice()), (StatusCode::OK, &br#"{"jsonrpc":"2.0","result":19,"id":1}"#[..]));
+    assert_eq!(
+        (s, b.as_slice()),
+        (
+            StatusCode::OK,
+            &br#"{"jsonrpc":"2.0","result":19,"id":1}"#[..]
+        )
+    );
     let (s, b) = call(
         &mut svc,
-        req("POST", Some("application/json"), r#"{"jsonrpc":"2.0","method":"update"}"#),
+        req(
+            "POST",
+            Some("application/json"),
+            r#"{"jsonrpc":"2.0","method":"update"}"#,
+        ),
     )
     .await;
     assert_eq!((s, b.len()), (StatusCode::NO_CONTENT, 0));
@@ -43,7 +53,9 @@ async fn tower_service_in_process() {
     // Clones share a pool of sessions; calls at once each get one.
     let calls = (0..16).map(|_| {
         let mut svc = svc.clone();
-        tokio::spawn(async move { call(&mut svc, req("POST", Some("application/json"), SUBTRACT)).await })
+        tokio::spawn(async move {
+            call(&mut svc, req("POST", Some("application/json"), SUBTRACT)).await
+        })
     });
     for h in calls {
         assert_eq!(h.await.unwrap().0, StatusCode::OK);
@@ -77,7 +89,10 @@ async fn serve_on_an_application_listener_until_its_future() {
     s.read_to_end(&mut out).await.unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
-    assert!(text.ends_with(r#"{"jsonrpc":"2.0","result":19,"id":1}"#), "{text}");
+    assert!(
+        text.ends_with(r#"{"jsonrpc":"2.0","result":19,"id":1}"#),
+        "{text}"
+    );
     stop.send(()).unwrap();
     tokio::time::timeout(std::time::Duration::from_secs(5), server)
         .await
@@ -166,7 +181,8 @@ async fn connections_past_the_limit_wait_until_one_closes() {
     // The third waits: no answer while the first two stay open.
     let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
     third.write_all(request.as_bytes()).await.unwrap();
-    let waited = tokio::time::timeout(std::time::Duration::from_millis(300), third.read(&mut buf)).await;
+    let waited =
+        tokio::time::timeout(std::time::Duration::from_millis(300), third.read(&mut buf)).await;
     assert!(waited.is_err(), "answered past the connection limit");
     // One closes: the third is served.
     drop(first);

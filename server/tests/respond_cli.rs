@@ -111,13 +111,17 @@ fn serve_stdio_lsp_framing() {
         v
     }
     let mut input = Vec::new();
-    input.extend(frame(br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#));
+    input.extend(frame(
+        br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
+    ));
     // Other headers tolerated, names in any case; the notification gets nothing.
     input.extend_from_slice(
         b"content-type: application/vscode-jsonrpc; charset=utf-8\r\nCONTENT-LENGTH: 35\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"update\"}",
     );
     input.extend(frame(b"[]"));
-    input.extend(frame(b"{\"jsonrpc\":\"2.0\",\"method\":\"get_data\",\"id\":\"a\nb\"}"));
+    input.extend(frame(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"get_data\",\"id\":\"a\nb\"}",
+    ));
     input.extend(frame(br#"[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]}]"#));
     let (out, code) = run(&["serve", "--stdio", "--framing", "lsp"], &input);
     assert_eq!(code, 0);
@@ -148,20 +152,38 @@ fn serve_stdio_lsp_oversized_and_broken_headers() {
     // Over the limit: refused from the header, body skipped, the stream goes on.
     let mut input = b"Content-Length: 300\r\n\r\n".to_vec();
     input.extend(std::iter::repeat_n(b' ', 300));
-    input.extend_from_slice(b"Content-Length: 44\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"get_data\",\"id\":2}");
+    input.extend_from_slice(
+        b"Content-Length: 44\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"get_data\",\"id\":2}",
+    );
     let (out, code) = run(
-        &["serve", "--stdio", "--framing", "lsp", "--max-message-bytes", "100"],
+        &[
+            "serve",
+            "--stdio",
+            "--framing",
+            "lsp",
+            "--max-message-bytes",
+            "100",
+        ],
         &input,
     );
     assert_eq!(code, 0);
     let text = String::from_utf8(out).unwrap();
-    assert!(text.contains(r#""code":-32600"#) && text.contains(r#""limit":100"#), "{text}");
+    assert!(
+        text.contains(r#""code":-32600"#) && text.contains(r#""limit":100"#),
+        "{text}"
+    );
     assert!(text.ends_with(r#""id":2}"#), "{text}");
     // No Content-Length: the stream cannot be resynchronised: exit 1.
-    let (_, code) = run(&["serve", "--stdio", "--framing", "lsp"], b"Content-Type: x\r\n\r\n{}");
+    let (_, code) = run(
+        &["serve", "--stdio", "--framing", "lsp"],
+        b"Content-Type: x\r\n\r\n{}",
+    );
     assert_eq!(code, 1);
     // Ended inside a message: exit 1 too.
-    let (_, code) = run(&["serve", "--stdio", "--framing", "lsp"], b"Content-Length: 10\r\n\r\n{}");
+    let (_, code) = run(
+        &["serve", "--stdio", "--framing", "lsp"],
+        b"Content-Length: 10\r\n\r\n{}",
+    );
     assert_eq!(code, 1);
 }
 
@@ -169,12 +191,22 @@ fn serve_stdio_lsp_oversized_and_broken_headers() {
 fn serve_stdio_ndjson_explicit_framing_and_limits() {
     let input = b"{\"jsonrpc\":\"2.0\",\"method\":\"get_data\",\"id\":1}\n[1,2,3]\n";
     let (out, code) = run(
-        &["serve", "--stdio", "--framing", "ndjson", "--max-batch-len", "2"],
+        &[
+            "serve",
+            "--stdio",
+            "--framing",
+            "ndjson",
+            "--max-batch-len",
+            "2",
+        ],
         input,
     );
     assert_eq!(code, 0);
     let text = String::from_utf8(out).unwrap();
-    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines[0]["id"], 1);
     assert_eq!(lines[1]["error"]["data"]["limit"], 2);
 }
