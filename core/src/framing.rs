@@ -526,6 +526,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn ndjson_split_at_every_position() {
         for split in 0..=NDJSON.len() {
             let mut f = Ndjson::new(64);
@@ -579,6 +580,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn ndjson_oversized_refused_early_and_skipped_in_bounded_memory() {
         let limit = 100;
         let mut f = Ndjson::new(limit);
@@ -610,6 +612,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn ndjson_blank_lines_never_accumulate() {
         let mut f = Ndjson::new(8);
         let input = b"\n \r\n\t\n".repeat(1000);
@@ -624,6 +627,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn ndjson_one_byte_at_a_time_is_linear() {
         // 1 MiB line fed a byte at a time: a rescan from the start each time would be
         // 5 * 10^11 byte visits; count calls instead of timing.
@@ -675,6 +679,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn lsp_split_at_every_position() {
         let (input, expected) = lsp_input();
         for split in 0..=input.len() {
@@ -701,6 +706,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn lsp_oversized_refused_from_the_header_and_skipped() {
         let big = vec![b' '; 5000];
         let mut input = lsp(b"{}", "");
@@ -777,6 +783,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn lsp_header_section_is_bounded() {
         let mut input = b"X-Pad: ".to_vec();
         input.extend(std::iter::repeat_n(b'a', 20_000));
@@ -800,6 +807,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn lsp_one_byte_at_a_time_is_linear() {
         // Headers: each call searches only the bytes it has not seen (the recorded scan
         // position is the buffer's end after every `Partial`). Body: never scanned,

@@ -797,6 +797,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn same_bytes_matches_slice_eq() {
         let mut rng = Rng(99);
         for len in 0..=70usize {
