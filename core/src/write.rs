@@ -182,6 +182,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn every_ascii_byte() {
         for b in 0u8..=0x7f {
             let c = b as char;
@@ -300,6 +301,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn unsigned_integers() {
         for n in integers() {
             let mut out = Vec::new();
@@ -310,6 +312,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
     fn signed_integers() {
         let mut all: Vec<i64> = vec![i64::MIN, i64::MIN + 1, i64::MAX, -1, 0, 1, -10, -9, -100];
         for n in integers() {
