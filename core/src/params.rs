@@ -123,6 +123,13 @@ impl<'a> RawValue<'a> {
     /// `None` for non-strings and for strings with escapes (use [`RawValue::parse`]).
     pub fn as_plain_str(&self) -> Option<&'a str> {
         let raw = self.as_raw_str()?;
+        // One pass over the bytes: the scan already validated the string, so the
+        // only question is whether it holds an escape (or non-ASCII, checked below).
+        if crate::simd::find_special(raw, 0) == raw.len() {
+            // SAFETY: `find_special` stops at every byte >= 0x80; none was found, so
+            // every byte is ASCII, and ASCII is valid UTF-8.
+            return Some(unsafe { core::str::from_utf8_unchecked(raw) });
+        }
         if raw.contains(&b'\\') {
             return None;
         }

@@ -179,7 +179,7 @@ impl<'a, 's> Scanner<'a, 's> {
             None => return Err(Fail::at(Reason::Empty, self.pos)),
             Some(b'{') => {
                 *top = ObjSpans::default();
-                if self.pos != 0 || !self.compact || !self.scan_compact(top) {
+                if self.pos != 0 || !self.compact || !self.scan_compact(0, 1, top) {
                     // The general path, from the start: it gives every verdict the
                     // compact path declined, errors included.
                     *top = ObjSpans::default();
@@ -281,19 +281,23 @@ impl<'a, 's> Scanner<'a, 's> {
     /// (having recorded nothing that the general path keeps) on anything else,
     /// errors included: the general path then rescans and gives the verdict.
     /// Differential tests check both paths record the same spans.
-    fn scan_compact(&mut self, top: &mut ObjSpans) -> bool {
+    /// `base` is the offset of the object's `{` and `depth` its nesting level.
+    fn scan_compact(&mut self, base: usize, depth: usize, top: &mut ObjSpans) -> bool {
         const PREFIX: &[u8; 27] = br#"{"jsonrpc":"2.0","method":""#;
-        if !self.bytes.starts_with(PREFIX) || self.max_depth < 2 {
+        if !self.bytes[base..].starts_with(PREFIX) || self.max_depth <= depth {
             return false;
         }
-        self.pos = PREFIX.len() - 1; // the method's opening quote
+        self.pos = base + PREFIX.len() - 1; // the method's opening quote
         match self.scan_string() {
             Ok(false) => {}
             _ => return false,
         }
-        top.members[Field::Jsonrpc as usize] = Span { start: 11, end: 16 };
+        top.members[Field::Jsonrpc as usize] = Span {
+            start: base as u32 + 11,
+            end: base as u32 + 16,
+        };
         top.members[Field::Method as usize] = Span {
-            start: PREFIX.len() as u32 - 1,
+            start: (base + PREFIX.len() - 1) as u32,
             end: self.pos as u32,
         };
         loop {
@@ -308,7 +312,7 @@ impl<'a, 's> Scanner<'a, 's> {
                 self.pos += 1;
                 top.is_object = true;
                 top.whole = Span {
-                    start: 0,
+                    start: base as u32,
                     end: self.pos as u32,
                 };
                 return true;
@@ -324,7 +328,7 @@ impl<'a, 's> Scanner<'a, 's> {
                     Ok(e) => e,
                     Err(_) => return false,
                 }
-            } else if self.scan_value(2).is_ok() {
+            } else if self.scan_value(depth + 1).is_ok() {
                 false
             } else {
                 return false;
@@ -353,7 +357,11 @@ impl<'a, 's> Scanner<'a, 's> {
             let start = self.pos;
             let mut spans = ObjSpans::default();
             if self.peek() == Some(b'{') {
-                self.scan_object(2, &mut spans)?;
+                if !self.compact || !self.scan_compact(start, 2, &mut spans) {
+                    spans = ObjSpans::default();
+                    self.pos = start;
+                    self.scan_object(2, &mut spans)?;
+                }
             } else {
                 self.scan_value(2)?;
             }

@@ -185,6 +185,21 @@ fn compact_path_matches_general_path() {
                                 "{msg} depth {depth}"
                             );
                         }
+                        // The same object as batch elements (depth 2).
+                        for batch in [
+                            format!("[{msg},{msg}]"),
+                            format!("[1, {msg}]"),
+                            format!("[{msg}"),
+                        ] {
+                            let bb = batch.as_bytes();
+                            for depth in [2, 3, 128] {
+                                assert_eq!(
+                                    run(bb, false, depth),
+                                    run(bb, true, depth),
+                                    "{batch} depth {depth}"
+                                );
+                            }
+                        }
                         if m == methods[0] && t == "}" {
                             for cut in 0..b.len() {
                                 assert_eq!(run(&b[..cut], false, 128), run(&b[..cut], true, 128));
