@@ -528,3 +528,14 @@ fn one_router_many_threads_same_answers() {
         }
     });
 }
+
+#[test]
+fn raw_json_results_lose_surrounding_whitespace_so_ndjson_stays_one_line() {
+    let router = Router::builder()
+        .method("spaced", |_, out| out.raw_json(b" \n\t[1, 2]\r\n "))
+        .build()
+        .unwrap();
+    let mut s = Session::new(router);
+    let out = raw(&mut s, r#"{"jsonrpc":"2.0","method":"spaced","id":1}"#).unwrap();
+    assert_eq!(out, r#"{"jsonrpc":"2.0","result":[1, 2],"id":1}"#);
+}

@@ -193,13 +193,20 @@ impl ResultWriter<'_> {
         self.written
     }
 
-    /// Writes `json` verbatim after checking it is exactly one valid JSON value.
+    /// Writes `json` after checking it is exactly one valid JSON value; whitespace
+    /// around the value is dropped (so responses stay one line for NDJSON), the
+    /// value's own bytes are copied verbatim.
     pub fn raw_json(&mut self, json: &[u8]) -> Result<(), RpcError> {
         if !is_one_json_value(json) {
             return Err(RpcError::internal("the handler wrote invalid JSON"));
         }
+        // Surrounding whitespace is valid JSON but would break line-framed transports
+        // (a newline inside an NDJSON response): keep only the value itself.
+        let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        let start = json.iter().position(|b| !ws(b)).unwrap_or(json.len());
+        let end = json.iter().rposition(|b| !ws(b)).map_or(start, |i| i + 1);
         self.begin()?;
-        self.out.extend_from_slice(json);
+        self.out.extend_from_slice(&json[start..end]);
         Ok(())
     }
 
