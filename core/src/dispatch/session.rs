@@ -71,6 +71,10 @@ impl Session {
             dropped_responses,
         } = self;
         out.clear();
+        if out.capacity() > RETAINED_OUT {
+            // A huge response is not kept around for the small ones that follow.
+            out.shrink_to(RETAINED_OUT);
+        }
         let wrote = match parser.parse(input) {
             Message::Batch(batch) => {
                 out.push(b'[');
@@ -113,6 +117,10 @@ impl Session {
 }
 
 const HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",";
+
+/// The response buffer capacity a session keeps between messages (larger ones are
+/// given back at the next message).
+const RETAINED_OUT: usize = 1 << 20;
 
 /// Dispatches one item, appending its response to `out`; returns whether it wrote one.
 fn dispatch(router: &Router, item: Item<'_>, out: &mut Vec<u8>, dropped: &mut u64) -> bool {
