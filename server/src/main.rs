@@ -43,6 +43,13 @@ Environment:
   switchboard --help
 ";
 
+/// Reads the input, or reports on stderr why it could not.
+fn read_input_or_report(path: Option<&str>) -> Option<Vec<u8>> {
+    read_input(path)
+        .map_err(|e| eprintln!("switchboard: cannot read {}: {e}", path.unwrap_or("stdin")))
+        .ok()
+}
+
 fn read_input(path: Option<&str>) -> std::io::Result<Vec<u8>> {
     match path {
         None | Some("-") => {
@@ -61,15 +68,8 @@ fn main() -> ExitCode {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         ["inspect", rest @ ..] if rest.len() <= 1 => {
-            let input = match read_input(rest.first().copied()) {
-                Ok(b) => b,
-                Err(e) => {
-                    eprintln!(
-                        "switchboard: cannot read {}: {e}",
-                        rest.first().unwrap_or(&"stdin")
-                    );
-                    return ExitCode::from(2);
-                }
+            let Some(input) = read_input_or_report(rest.first().copied()) else {
+                return ExitCode::from(2);
             };
             let mut parser = Parser::new();
             let line = switchboard_server::inspect::describe(&mut parser, &input);
@@ -80,15 +80,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         ["respond", rest @ ..] if rest.len() <= 1 => {
-            let input = match read_input(rest.first().copied()) {
-                Ok(b) => b,
-                Err(e) => {
-                    eprintln!(
-                        "switchboard: cannot read {}: {e}",
-                        rest.first().unwrap_or(&"stdin")
-                    );
-                    return ExitCode::from(2);
-                }
+            let Some(input) = read_input_or_report(rest.first().copied()) else {
+                return ExitCode::from(2);
             };
             let mut session = Session::new(switchboard_server::demo::router());
             if let Some(resp) = session.handle(&input) {
