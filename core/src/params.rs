@@ -7,6 +7,7 @@ use core::fmt;
 
 use serde::Deserialize;
 
+use crate::parse::ops::tick;
 use crate::simd;
 use crate::unescape;
 
@@ -383,6 +384,7 @@ impl<'a> Iterator for Members<'a> {
 #[inline]
 fn skip_ws(b: &[u8], mut p: usize) -> usize {
     while matches!(b.get(p), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        tick(1);
         p += 1;
     }
     p
@@ -393,7 +395,9 @@ fn skip_ws(b: &[u8], mut p: usize) -> usize {
 fn skip_string(b: &[u8], mut p: usize) -> usize {
     p += 1;
     loop {
+        let from = p;
         p = simd::find_special(b, p);
+        tick(1 + (p - from) / 16);
         match b.get(p) {
             Some(b'"') | None => return p + 1,
             Some(b'\\') => p += 2,
@@ -410,6 +414,7 @@ pub(crate) fn skip_value(b: &[u8], p: usize) -> usize {
             let mut depth = 0usize;
             let mut p = p;
             while let Some(&c) = b.get(p) {
+                tick(1);
                 match c {
                     b'"' => {
                         p = skip_string(b, p);
@@ -431,6 +436,7 @@ pub(crate) fn skip_value(b: &[u8], p: usize) -> usize {
         _ => {
             let mut p = p;
             while let Some(&c) = b.get(p) {
+                tick(1);
                 if matches!(c, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
                     break;
                 }
@@ -447,6 +453,7 @@ fn check_unique(members: Members<'_>) -> Result<(), ParamsError> {
     let mut members = members;
     let mut n = 0;
     while let Some((k, _)) = members.next() {
+        tick(1);
         if n == SMALL {
             // Many members: fall back to a set of decoded names.
             let mut set = std::collections::HashSet::new();
@@ -456,6 +463,7 @@ fn check_unique(members: Members<'_>) -> Result<(), ParamsError> {
                 .chain(std::iter::once(k))
                 .chain(members.map(|(k, _)| k))
             {
+                tick(1);
                 let mut buf = vec![0u8; key.inner.len()];
                 let (len, exact) = unescape::decode_into(key.inner, &mut buf);
                 buf.truncate(len);

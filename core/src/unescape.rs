@@ -36,6 +36,7 @@ fn decode(inner: &[u8], mut emit: impl FnMut(&[u8]) -> bool) -> (bool, bool) {
     let mut exact = true;
     let mut i = 0;
     while i < inner.len() {
+        crate::parse::ops::tick(1);
         let run_end = inner[i..]
             .iter()
             .position(|&c| c == b'\\')

@@ -3,6 +3,7 @@
 mod classify;
 mod config;
 mod error;
+pub(crate) mod ops;
 pub(crate) mod scan;
 
 use core::fmt;
@@ -467,5 +468,7 @@ impl Parser {
     }
 }
 
+#[cfg(test)]
+mod linear_tests;
 #[cfg(test)]
 mod tests;

@@ -8,6 +8,7 @@
 
 use super::Error;
 use super::error::{Field, Reason};
+use super::ops::tick;
 use crate::simd;
 use crate::unescape;
 
@@ -249,6 +250,7 @@ impl<'a, 's> Scanner<'a, 's> {
     #[inline(never)]
     fn skip_ws_slow(&mut self) {
         while let Some(&b) = self.bytes.get(self.pos) {
+            tick(1);
             if !is_ws(b) {
                 break;
             }
@@ -301,6 +303,7 @@ impl<'a, 's> Scanner<'a, 's> {
             end: self.pos as u32,
         };
         loop {
+            tick(1);
             let rest = &self.bytes[self.pos..];
             let field = if rest.starts_with(br#","params":"#) {
                 self.pos += 10;
@@ -353,6 +356,7 @@ impl<'a, 's> Scanner<'a, 's> {
         }
         let mut n = 0usize;
         loop {
+            tick(1);
             self.skip_ws();
             let start = self.pos;
             let mut spans = ObjSpans::default();
@@ -403,6 +407,7 @@ impl<'a, 's> Scanner<'a, 's> {
             return Ok(());
         }
         loop {
+            tick(1);
             self.skip_ws();
             if self.peek() != Some(b'"') {
                 return Err(self.unexpected());
@@ -486,7 +491,10 @@ impl<'a, 's> Scanner<'a, 's> {
         let start = self.pos;
         let b = self.bytes;
         let mut p = self.pos;
-        let digit = |p: usize| matches!(b.get(p), Some(b'0'..=b'9'));
+        let digit = |p: usize| {
+            tick(1);
+            matches!(b.get(p), Some(b'0'..=b'9'))
+        };
         let bad = |p: usize| Err(Fail::at(Reason::InvalidNumber, p.max(start)));
         if b.get(p) == Some(&b'-') {
             p += 1;
@@ -542,6 +550,7 @@ impl<'a, 's> Scanner<'a, 's> {
         let mut q = p;
         // Up to 64 bytes in 16-byte steps inline (hex ids, addresses, hashes).
         for _ in 0..4 {
+            tick(1);
             let Some(mask) = simd::mask16(self.bytes, q) else {
                 break;
             };
@@ -564,7 +573,9 @@ impl<'a, 's> Scanner<'a, 's> {
         let b = self.bytes;
         let mut escaped = false;
         loop {
+            let from = p;
             p = simd::find_special(b, p);
+            tick(1 + (p - from) / 16);
             match b.get(p) {
                 Some(b'"') => {
                     self.pos = p + 1;
@@ -596,6 +607,7 @@ impl<'a, 's> Scanner<'a, 's> {
         // The depth of the container about to be opened (`pos` is at its bracket).
         let mut depth = base;
         'open: loop {
+            tick(1);
             if depth > self.max_depth {
                 return Err(Fail::at(Reason::TooDeep, self.pos));
             }
@@ -620,6 +632,7 @@ impl<'a, 's> Scanner<'a, 's> {
                 level = depth;
             }
             loop {
+                tick(1);
                 if level < base {
                     return Ok(());
                 }
