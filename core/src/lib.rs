@@ -34,6 +34,16 @@
 //! - **Bounded**: depth, batch length and message size limits; nesting never uses the
 //!   call stack; no panic on any input.
 //!
+//! ## Async handlers
+//! Methods that do I/O register with [`RouterBuilder::method_async`] or
+//! [`RouterBuilder::typed_async`]: the handler gets an [`OwnedCall`] (or typed
+//! params) and returns a `'static` future, so it may spawn on whatever runtime the
+//! application uses; the core depends on none. [`Session::handle_async`] awaits
+//! those futures, polling a batch's async calls concurrently, while sync handlers
+//! still run inline and a message without async methods still allocates nothing.
+//! [`Session::handle`] drives them with a small blocking executor, for futures that
+//! need no runtime reactor.
+//!
 //! ## Features
 //! None yet. Build with `RUSTFLAGS="--cfg switchboard_disable_simd"` to force the
 //! scalar kernels.
@@ -49,6 +59,7 @@ mod simd;
 mod unescape;
 pub(crate) mod write;
 
+pub use dispatch::async_call::OwnedCall;
 pub use dispatch::handler::{Call, ResultWriter, RpcError};
 pub use dispatch::router::{BuildError, Router, RouterBuilder};
 pub use dispatch::session::Session;

@@ -215,7 +215,9 @@ impl Switchboard {
             Some(b) => b,
             None => &slot.body,
         };
-        let response = match slot.session.handle(input) {
+        // Async methods are awaited here, so slow ones do not hold up other
+        // connections (and a batch's async calls run concurrently).
+        let response = match slot.session.handle_async(input).await {
             Some(out) => {
                 let bytes = if out.len() <= REUSED_RESPONSE_BYTES {
                     // Reclaims the previous response's buffer once hyper is done with

@@ -1,8 +1,10 @@
-//! The dispatcher: the builder, the handler types, the session, and the method table.
+//! The dispatcher: the builder, the handler types (sync and async), the session, and
+//! the method table.
 //!
 //! This module needs no `unsafe`.
 #![forbid(unsafe_code)]
 
+pub(crate) mod async_call;
 pub(crate) mod handler;
 pub(crate) mod method_table;
 pub(crate) mod router;

@@ -2,11 +2,13 @@
 //! shareable table.
 
 use std::fmt;
+use std::future::Future;
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::async_call::{AsyncResult, OwnedCall};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::method_table::MethodTable;
 use crate::parse::{ParserConfig, Response};
@@ -14,12 +16,17 @@ use crate::parse::{ParserConfig, Response};
 type CallFn = dyn Fn(&Call<'_>, &mut ResultWriter<'_>) -> Result<(), RpcError> + Send + Sync;
 type NotifyFn = dyn Fn(&Call<'_>) + Send + Sync;
 type ResponseFn = dyn Fn(&Response<'_>) + Send + Sync;
+/// Starts an async call: its future, or an error answered at once (params that do
+/// not fit are refused before any future exists).
+type AsyncFn = dyn Fn(&Call<'_>) -> Result<AsyncResult, RpcError> + Send + Sync;
 
 pub(crate) enum Handler {
     /// Answers with a result or an error.
     Call(Box<CallFn>),
     /// Dispatched, never answered (a request to it gets `"result":null`).
     Notify(Box<NotifyFn>),
+    /// Answers with the result of a future (serialized when it completes).
+    Async(Box<AsyncFn>),
     /// The built-in `rpc.discover`.
     Discover,
 }
@@ -120,13 +127,85 @@ impl RouterBuilder {
         F: Fn(P) -> Result<R, RpcError> + Send + Sync + 'static,
     {
         self.method(name, move |call, out| {
-            let p: P = match call.params() {
-                Some(params) => params.parse()?,
-                None => serde_json::from_slice(b"null").map_err(RpcError::invalid_params)?,
-            };
-            let r = f(p)?;
+            let r = f(typed_params(call)?)?;
             out.serialize(&r)
         })
+    }
+
+    /// Registers an async handler, for methods that do I/O: it receives the call as
+    /// an [`OwnedCall`] and returns a `'static` future (so it may `tokio::spawn`
+    /// work); the future's `R` is serialized when it completes (a serialization
+    /// failure is answered -32603, as for sync handlers).
+    ///
+    /// [`Session::handle_async`](crate::Session::handle_async) awaits the future
+    /// (the async calls of one batch concurrently); [`Session::handle`](crate::Session::handle)
+    /// drives it on the calling thread with a tiny blocking executor, which serves
+    /// futures that need no runtime reactor (see there). A notification to the
+    /// method runs the future and answers nothing. Sync handlers are unaffected:
+    /// a message without async methods allocates nothing.
+    ///
+    /// ```
+    /// use switchboard::{OwnedCall, Router, RpcError, Session};
+    ///
+    /// let router = Router::builder()
+    ///     .method_async("lookup", |call: OwnedCall| async move {
+    ///         // The call is owned: the future may outlive the message.
+    ///         let key: (String,) = call.params().ok_or(RpcError::new(1, "no key"))?.parse()?;
+    ///         // ... I/O here (a database, another service) ...
+    ///         Ok(format!("value of {}", key.0))
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// // `handle` blocks until the future completes (no runtime needed here).
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"lookup","params":["k"],"id":1}"#);
+    /// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":"value of k","id":1}"#);
+    /// ```
+    pub fn method_async<F, Fut, R>(self, name: &str, f: F) -> Self
+    where
+        F: Fn(OwnedCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, RpcError>> + Send + 'static,
+        R: Serialize + 'static,
+    {
+        self.push(
+            name,
+            Handler::Async(Box::new(move |call| {
+                Ok(serialized(f(OwnedCall::from(call))))
+            })),
+        )
+    }
+
+    /// Registers a typed async handler: params are deserialized into `P` exactly as
+    /// for [`RouterBuilder::typed`] (a mismatch is answered -32602 at once, before
+    /// `f` is called, so no future is made), then `f`'s future is awaited as for
+    /// [`RouterBuilder::method_async`].
+    ///
+    /// ```
+    /// use switchboard::{Router, RpcError, Session};
+    ///
+    /// let router = Router::builder()
+    ///     .typed_async("add", |(a, b): (i64, i64)| async move {
+    ///         a.checked_add(b).ok_or(RpcError::new(1, "overflow"))
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"add","params":[2,3],"id":1}"#);
+    /// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":5,"id":1}"#);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"add","params":["x"],"id":2}"#);
+    /// assert!(resp.unwrap().starts_with(br#"{"jsonrpc":"2.0","error":{"code":-32602"#));
+    /// ```
+    pub fn typed_async<P, R, F, Fut>(self, name: &str, f: F) -> Self
+    where
+        P: DeserializeOwned,
+        R: Serialize + 'static,
+        F: Fn(P) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, RpcError>> + Send + 'static,
+    {
+        self.push(
+            name,
+            Handler::Async(Box::new(move |call| Ok(serialized(f(typed_params(call)?))))),
+        )
     }
 
     /// Registers a notification handler: dispatched, never answered. (A request with
@@ -217,6 +296,29 @@ impl RouterBuilder {
             discover: discover.into_boxed_slice(),
         }))
     }
+}
+
+/// A typed handler's params: absent params deserialize from `null`; a mismatch is
+/// -32602 with a `data` object saying what did not fit.
+fn typed_params<P: DeserializeOwned>(call: &Call<'_>) -> Result<P, RpcError> {
+    match call.params() {
+        Some(params) => Ok(params.parse()?),
+        None => serde_json::from_slice(b"null").map_err(RpcError::invalid_params),
+    }
+}
+
+/// Boxes a handler's future, serializing its result when it completes.
+fn serialized<Fut, R>(fut: Fut) -> AsyncResult
+where
+    Fut: Future<Output = Result<R, RpcError>> + Send + 'static,
+    R: Serialize + 'static,
+{
+    Box::pin(async move {
+        let r = fut.await?;
+        serde_json::to_vec(&r).map_err(|e| {
+            RpcError::internal(format_args!("the result could not be serialized: {e}"))
+        })
+    })
 }
 
 fn discover_document(title: &str, entries: &[Entry]) -> Vec<u8> {

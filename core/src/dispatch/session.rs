@@ -2,14 +2,17 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::task::Poll;
 
+use super::async_call::{AsyncResult, block_on};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::router::{Handler, Router};
 use crate::parse::{Error, Id, Item, Message, Parser, Reason};
 use crate::write;
 
 /// Handles messages against a shared [`Router`], writing each response into a
-/// buffer it reuses: after warm-up, a message costs no heap allocation in the core.
+/// buffer it reuses: after warm-up, a message costs no heap allocation in the core
+/// (calls to async methods excepted: each allocates its call, future and result).
 /// Not safe for concurrent use: give each thread or connection its own.
 ///
 /// ```
@@ -63,6 +66,15 @@ impl Session {
     /// Handles one whole message: the complete response bytes, valid until the next
     /// call, or `None` when nothing is to be sent (notifications, responses, a batch
     /// of them). Never panics on any input; a handler that panics is answered -32603.
+    ///
+    /// Async methods ([`RouterBuilder::method_async`](crate::RouterBuilder::method_async))
+    /// are driven to completion here, one after the other, by a tiny executor that
+    /// parks this thread while a future is pending. That serves futures that need no
+    /// runtime (or that are woken by other threads), but not those that need a
+    /// runtime's reactor, such as tokio's I/O and timers: outside their runtime they
+    /// panic, which is answered -32603 like any panicking handler; inside a runtime's
+    /// thread they would block it. Use [`Session::handle_async`] inside that runtime
+    /// for them.
     pub fn handle(&mut self, input: &[u8]) -> Option<&[u8]> {
         let Session {
             router,
@@ -70,37 +82,114 @@ impl Session {
             out,
             dropped_responses,
         } = self;
-        out.clear();
-        if out.capacity() > RETAINED_OUT {
-            // A huge response is not kept around for the small ones that follow.
-            out.shrink_to(RETAINED_OUT);
+        let mut deferred = Vec::new(); // stays empty: nothing is deferred here
+        let shape = begin(
+            router,
+            parser,
+            input,
+            out,
+            dropped_responses,
+            &mut deferred,
+            false,
+        );
+        debug_assert!(deferred.is_empty());
+        if shape.finish(out) {
+            Some(&self.out)
+        } else {
+            None
         }
-        let wrote = match parser.parse(input) {
-            Message::Batch(batch) => {
-                out.push(b'[');
-                let mut any = false;
-                for item in batch.iter() {
-                    let mark = out.len();
-                    if any {
-                        out.push(b',');
+    }
+
+    /// Like [`Session::handle`], for async callers: the same answers for every
+    /// message, but the futures of async methods are awaited instead of blocked on,
+    /// so a runtime's reactor (tokio I/O, timers) serves them.
+    ///
+    /// Sync handlers run inline exactly as in [`Session::handle`], and a message
+    /// without async methods is answered without allocating (the returned future
+    /// is then ready at its first poll). In a batch, the sync calls are answered
+    /// first, in input order, then all the batch's async calls are polled
+    /// concurrently (on the task awaiting this future: they interleave, they do not
+    /// run in parallel; spawn inside a handler for that) and their responses follow,
+    /// in input order. Async calls refused before a future exists (typed params that
+    /// do not fit, a handler that panics before returning its future) are answered
+    /// with the sync ones. Notifications to async methods run and are never
+    /// answered. A future that panics is answered -32603 as a panicking sync handler
+    /// is, and the session stays usable.
+    ///
+    /// The returned future borrows the session (and the input) until it completes;
+    /// the response it yields is valid until the session's next call. Dropping the
+    /// future early drops the pending handler futures and leaves the session usable.
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::task::{Context, Poll, Waker};
+    /// use switchboard::{Router, Session};
+    ///
+    /// let router = Router::builder()
+    ///     .method_async("slow_double", |call| async move {
+    ///         let (n,): (i64,) = call.params().unwrap().parse()?;
+    ///         Ok(n * 2) // an `.await` on real I/O would go here
+    ///     })
+    ///     .method("ping", |_, out| out.str("pong"))
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// let input = br#"[{"jsonrpc":"2.0","method":"slow_double","params":[21],"id":1},
+    ///                  {"jsonrpc":"2.0","method":"ping","id":2}]"#;
+    ///
+    /// // Inside a runtime this is just `session.handle_async(input).await`; here a
+    /// // minimal executor polls it.
+    /// let mut fut = std::pin::pin!(session.handle_async(input));
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let resp = loop {
+    ///     if let Poll::Ready(r) = fut.as_mut().poll(&mut cx) { break r; }
+    /// };
+    /// // The sync call first, then the async one (a batch's answers may come in any order).
+    /// assert_eq!(resp.unwrap(), br#"[{"jsonrpc":"2.0","result":"pong","id":2},{"jsonrpc":"2.0","result":42,"id":1}]"#);
+    /// ```
+    pub async fn handle_async(&mut self, input: &[u8]) -> Option<&[u8]> {
+        let Session {
+            router,
+            parser,
+            out,
+            dropped_responses,
+        } = self;
+        let mut deferred = Vec::new();
+        let mut shape = begin(
+            router,
+            parser,
+            input,
+            out,
+            dropped_responses,
+            &mut deferred,
+            true,
+        );
+        if !deferred.is_empty() {
+            join(&mut deferred).await;
+            for d in deferred {
+                let (Some(id), Some(outcome)) = (d.id, d.outcome) else {
+                    continue; // a notification: never answered
+                };
+                shape.open_response(out);
+                out.extend_from_slice(HEAD);
+                let start = out.len();
+                let outcome = match outcome {
+                    Ok(result) => {
+                        out.extend_from_slice(b"\"result\":");
+                        out.extend_from_slice(&result);
+                        Ok(())
                     }
-                    if dispatch(router, item, out, dropped_responses) {
-                        any = true;
-                    } else {
-                        out.truncate(mark);
-                    }
-                }
-                out.push(b']');
-                any
+                    Err(e) => Err(e),
+                };
+                write_failure(out, start, outcome);
+                end_response(out, id);
             }
-            Message::Request(r) => dispatch(router, Item::Request(r), out, dropped_responses),
-            Message::Notification(n) => {
-                dispatch(router, Item::Notification(n), out, dropped_responses)
-            }
-            Message::Response(r) => dispatch(router, Item::Response(r), out, dropped_responses),
-            Message::Error(e) => dispatch(router, Item::Error(e), out, dropped_responses),
-        };
-        if wrote { Some(&self.out) } else { None }
+        }
+        if shape.finish(out) {
+            Some(&self.out)
+        } else {
+            None
+        }
     }
 
     /// Like [`Session::handle`], appending the response to `dst` instead; returns
@@ -122,8 +211,165 @@ const HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",";
 /// given back at the next message).
 const RETAINED_OUT: usize = 1 << 20;
 
-/// Dispatches one item, appending its response to `out`; returns whether it wrote one.
-fn dispatch(router: &Router, item: Item<'_>, out: &mut Vec<u8>, dropped: &mut u64) -> bool {
+/// An async call whose future is awaited after the message's sync calls.
+struct Deferred<'a> {
+    /// `None` for a notification.
+    id: Option<Id<'a>>,
+    /// Running until `outcome` is set.
+    future: Option<AsyncResult>,
+    /// The serialized result, or the error (`None`: the future panicked).
+    outcome: Option<Result<Vec<u8>, Option<RpcError>>>,
+}
+
+/// What the sync pass over a message left to finish.
+struct Shape {
+    /// A batch: `[` is written, `]` is not yet.
+    batch: bool,
+    /// Whether a response has been written.
+    wrote: bool,
+}
+
+impl Shape {
+    /// Prepares `out` for one more response: a `,` after an earlier one in a batch.
+    fn open_response(&mut self, out: &mut Vec<u8>) {
+        if self.batch && self.wrote {
+            out.push(b',');
+        }
+        self.wrote = true;
+    }
+
+    /// Closes a batch; returns whether there is anything to send.
+    fn finish(self, out: &mut Vec<u8>) -> bool {
+        if self.batch {
+            out.push(b']');
+        }
+        self.wrote
+    }
+}
+
+/// Clears `out`, parses `input` and answers every item whose handler is sync (in
+/// input order); with `defer`, the futures of async calls are pushed to `deferred`
+/// instead of being blocked on.
+fn begin<'a>(
+    router: &Router,
+    parser: &'a mut Parser,
+    input: &'a [u8],
+    out: &mut Vec<u8>,
+    dropped: &mut u64,
+    deferred: &mut Vec<Deferred<'a>>,
+    defer: bool,
+) -> Shape {
+    out.clear();
+    if out.capacity() > RETAINED_OUT {
+        // A huge response is not kept around for the small ones that follow.
+        out.shrink_to(RETAINED_OUT);
+    }
+    let mut one =
+        |item: Item<'a>, out: &mut Vec<u8>| match dispatch(router, item, out, dropped, defer) {
+            Dispatched::Wrote => true,
+            Dispatched::Silent => false,
+            Dispatched::Deferred(d) => {
+                deferred.push(d);
+                false
+            }
+        };
+    match parser.parse(input) {
+        Message::Batch(batch) => {
+            out.push(b'[');
+            let mut any = false;
+            for item in batch.iter() {
+                let mark = out.len();
+                if any {
+                    out.push(b',');
+                }
+                if one(item, out) {
+                    any = true;
+                } else {
+                    out.truncate(mark);
+                }
+            }
+            Shape {
+                batch: true,
+                wrote: any,
+            }
+        }
+        Message::Request(r) => Shape {
+            batch: false,
+            wrote: one(Item::Request(r), out),
+        },
+        Message::Notification(n) => Shape {
+            batch: false,
+            wrote: one(Item::Notification(n), out),
+        },
+        Message::Response(r) => Shape {
+            batch: false,
+            wrote: one(Item::Response(r), out),
+        },
+        Message::Error(e) => Shape {
+            batch: false,
+            wrote: one(Item::Error(e), out),
+        },
+    }
+}
+
+/// Polls every running deferred future until all have completed; a future that
+/// panics is dropped and its outcome recorded as a panic.
+///
+/// One waker (the caller's) serves them all, so a wake re-polls every future still
+/// running: fine for the calls of one message (a batch is bounded by
+/// `max_batch_len`).
+async fn join(deferred: &mut [Deferred<'_>]) {
+    std::future::poll_fn(|cx| {
+        let mut all_done = true;
+        for d in deferred.iter_mut() {
+            let Some(fut) = d.future.as_mut() else {
+                continue;
+            };
+            match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+                Ok(Poll::Pending) => all_done = false,
+                Ok(Poll::Ready(r)) => {
+                    d.outcome = Some(r.map_err(Some));
+                    drop_quietly(d.future.take());
+                }
+                Err(_) => {
+                    d.outcome = Some(Err(None));
+                    drop_quietly(d.future.take());
+                }
+            }
+        }
+        if all_done {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+}
+
+/// Drops a finished or panicked future; a panic in its destructor is contained.
+fn drop_quietly(fut: Option<AsyncResult>) {
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(fut)));
+}
+
+/// What dispatching one item did.
+enum Dispatched<'a> {
+    /// A response was appended.
+    Wrote,
+    /// Nothing to send (a notification, a response object).
+    Silent,
+    /// An async call, to be awaited (only with `defer`).
+    Deferred(Deferred<'a>),
+}
+
+/// Dispatches one item, appending its response to `out`, or (with `defer`) handing
+/// back an async call's future.
+fn dispatch<'a>(
+    router: &Router,
+    item: Item<'a>,
+    out: &mut Vec<u8>,
+    dropped: &mut u64,
+    defer: bool,
+) -> Dispatched<'a> {
     match item {
         Item::Request(r) => {
             let call = Call {
@@ -131,10 +377,18 @@ fn dispatch(router: &Router, item: Item<'_>, out: &mut Vec<u8>, dropped: &mut u6
                 id: Some(r.id()),
                 params: r.params(),
             };
+            let mark = out.len();
             out.extend_from_slice(HEAD);
-            call_into(router, &call, out);
+            if let Some(future) = call_into(router, &call, out, defer) {
+                out.truncate(mark);
+                return Dispatched::Deferred(Deferred {
+                    id: Some(r.id()),
+                    future: Some(future),
+                    outcome: None,
+                });
+            }
             end_response(out, r.id());
-            true
+            Dispatched::Wrote
         }
         Item::Notification(n) => {
             let call = Call {
@@ -143,9 +397,16 @@ fn dispatch(router: &Router, item: Item<'_>, out: &mut Vec<u8>, dropped: &mut u6
                 params: n.params(),
             };
             let mark = out.len();
-            call_into(router, &call, out);
+            let future = call_into(router, &call, out, defer);
             out.truncate(mark); // never answered, not even with an error
-            false
+            match future {
+                Some(future) => Dispatched::Deferred(Deferred {
+                    id: None,
+                    future: Some(future),
+                    outcome: None,
+                }),
+                None => Dispatched::Silent,
+            }
         }
         Item::Response(r) => {
             match router.response_sink() {
@@ -155,13 +416,13 @@ fn dispatch(router: &Router, item: Item<'_>, out: &mut Vec<u8>, dropped: &mut u6
                 }
                 None => *dropped += 1,
             }
-            false
+            Dispatched::Silent
         }
         Item::Error(e) => {
             out.extend_from_slice(HEAD);
             write_error(out, &e);
             end_response(out, e.id());
-            true
+            Dispatched::Wrote
         }
     }
 }
@@ -185,7 +446,14 @@ fn write_error(out: &mut Vec<u8>, e: &Error<'_>) {
 }
 
 /// Looks the method up and runs its handler, appending `"result":…` or `"error":…`.
-fn call_into(router: &Router, call: &Call<'_>, out: &mut Vec<u8>) {
+/// With `defer`, an async handler's future is returned instead (nothing appended);
+/// without, it is driven to completion here.
+fn call_into(
+    router: &Router,
+    call: &Call<'_>,
+    out: &mut Vec<u8>,
+    defer: bool,
+) -> Option<AsyncResult> {
     let start = out.len();
     let entry = call
         .method
@@ -193,7 +461,7 @@ fn call_into(router: &Router, call: &Call<'_>, out: &mut Vec<u8>) {
         .and_then(|name| router.lookup(name));
     let Some(entry) = entry else {
         write_error(out, &Error::new(Reason::UnknownMethod, Id::NULL));
-        return;
+        return None;
     };
     out.extend_from_slice(b"\"result\":");
     let outcome = match &entry.handler {
@@ -222,11 +490,34 @@ fn call_into(router: &Router, call: &Call<'_>, out: &mut Vec<u8>) {
             }
             Err(_) => Err(None),
         },
+        Handler::Async(f) => match catch_unwind(AssertUnwindSafe(|| f(call))) {
+            Ok(Ok(future)) if defer => {
+                out.truncate(start);
+                return Some(future);
+            }
+            Ok(Ok(future)) => match catch_unwind(AssertUnwindSafe(|| block_on(future))) {
+                Ok(Ok(result)) => {
+                    out.extend_from_slice(&result);
+                    Ok(())
+                }
+                Ok(Err(e)) => Err(Some(e)),
+                Err(_) => Err(None),
+            },
+            Ok(Err(e)) => Err(Some(e)),
+            Err(_) => Err(None),
+        },
         Handler::Discover => {
             out.extend_from_slice(router.discover_document());
             Ok(())
         }
     };
+    write_failure(out, start, outcome);
+    None
+}
+
+/// On failure, replaces what was appended since `start` with the error member:
+/// the handler's error, or (`None`) the one for a panicking handler.
+fn write_failure(out: &mut Vec<u8>, start: usize, outcome: Result<(), Option<RpcError>>) {
     match outcome {
         Ok(()) => {}
         Err(Some(e)) => {
