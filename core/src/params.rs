@@ -396,12 +396,13 @@ fn skip_string(b: &[u8], mut p: usize) -> usize {
     p += 1;
     loop {
         let from = p;
-        p = simd::find_special(b, p);
+        // Validated already: only the closing quote matters, so only quotes and
+        // backslashes (which escape the byte after them) stop the search.
+        p = simd::find_quote_or_backslash(b, p);
         tick(1 + (p - from) / 16);
         match b.get(p) {
-            Some(b'"') | None => return p + 1,
             Some(b'\\') => p += 2,
-            Some(_) => p += 1,
+            _ => return p + 1,
         }
     }
 }

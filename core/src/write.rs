@@ -38,12 +38,20 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// as it is. The output is always a valid JSON string that decodes to `s`.
 pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
     // `find_special` stops at the bytes to escape, and at non-ASCII ones, which are
     // copied with the run around them.
-    let mut start = 0;
     let mut i = crate::simd::find_special(bytes, 0);
+    if i == bytes.len() {
+        // Nothing to escape (the common case): one copy between the quotes.
+        out.reserve(bytes.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
     while i < bytes.len() {
         let b = bytes[i];
         let esc = ESCAPE[b as usize];
