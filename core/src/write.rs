@@ -93,17 +93,25 @@ static DIGITS: [u8; 200] = {
 pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
     let mut buf = [0u8; 20]; // u64::MAX has 20 digits
     let start = format_u64(&mut buf, v);
-    out.extend_from_slice(&buf[start..]);
+    put_digits(out, &buf[start..]);
 }
 
 /// Appends `v` in decimal, with a leading `-` if negative.
 pub(crate) fn write_i64(out: &mut Vec<u8>, v: i64) {
     let mut buf = [0u8; 20];
-    let start = format_u64(&mut buf, v.unsigned_abs());
+    let mut start = format_u64(&mut buf, v.unsigned_abs());
     if v < 0 {
-        out.push(b'-');
+        // |i64::MIN| has 19 digits: there is always room for the sign.
+        start -= 1;
+        buf[start] = b'-';
     }
-    out.extend_from_slice(&buf[start..]);
+    put_digits(out, &buf[start..]);
+}
+
+/// Appends the formatted digits.
+#[inline(always)]
+fn put_digits(out: &mut Vec<u8>, digits: &[u8]) {
+    out.extend_from_slice(digits);
 }
 
 /// Writes the digits of `v` at the end of `buf`; returns where they start.
