@@ -92,18 +92,22 @@ impl<'a> RawValue<'a> {
 
     /// The number as `i64`, if it is an integer token that fits (no fraction, no exponent).
     pub fn as_i64(&self) -> Option<i64> {
-        if self.kind() != Kind::Number {
-            return None;
+        let (neg, digits) = match self.bytes.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, self.bytes),
+        };
+        let v = parse_digits(digits)?;
+        if neg {
+            // -(2^63) is the one magnitude that only fits negated.
+            0i64.checked_sub_unsigned(v)
+        } else {
+            i64::try_from(v).ok()
         }
-        self.as_str().parse().ok()
     }
 
     /// The number as `u64`, if it is a non-negative integer token that fits.
     pub fn as_u64(&self) -> Option<u64> {
-        if self.kind() != Kind::Number {
-            return None;
-        }
-        self.as_str().parse().ok()
+        parse_digits(self.bytes)
     }
 
     /// The number as a finite `f64` (`None` for non-numbers and for numbers that
@@ -381,6 +385,24 @@ impl<'a> Iterator for Members<'a> {
     }
 }
 
+/// A run of 1 to 20 ASCII digits as `u64`; `None` for anything else (a sign, a
+/// fraction, an exponent, a non-number) or on overflow.
+#[inline]
+fn parse_digits(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 20 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
+    }
+    Some(v)
+}
+
 #[inline]
 fn skip_ws(b: &[u8], mut p: usize) -> usize {
     while matches!(b.get(p), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -396,44 +418,25 @@ fn skip_string(b: &[u8], mut p: usize) -> usize {
     p += 1;
     loop {
         let from = p;
-        p = simd::find_special(b, p);
+        // Validated already: only the closing quote matters, so only quotes and
+        // backslashes (which escape the byte after them) stop the search.
+        p = simd::find_quote_or_backslash(b, p);
         tick(1 + (p - from) / 16);
         match b.get(p) {
-            Some(b'"') | None => return p + 1,
             Some(b'\\') => p += 2,
-            Some(_) => p += 1,
+            _ => return p + 1,
         }
     }
 }
 
 /// End of the validated value starting at `p` (iterative: depth costs no stack).
+#[inline]
 pub(crate) fn skip_value(b: &[u8], p: usize) -> usize {
     match b.get(p) {
         Some(b'"') => skip_string(b, p),
-        Some(b'[' | b'{') => {
-            let mut depth = 0usize;
-            let mut p = p;
-            while let Some(&c) = b.get(p) {
-                tick(1);
-                match c {
-                    b'"' => {
-                        p = skip_string(b, p);
-                        continue;
-                    }
-                    b'[' | b'{' => depth += 1,
-                    b']' | b'}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return p + 1;
-                        }
-                    }
-                    _ => {}
-                }
-                p += 1;
-            }
-            p
-        }
+        Some(b'[' | b'{') => skip_nested(b, p),
         _ => {
+            // A number or literal: up to the next delimiter.
             let mut p = p;
             while let Some(&c) = b.get(p) {
                 tick(1);
@@ -445,6 +448,31 @@ pub(crate) fn skip_value(b: &[u8], p: usize) -> usize {
             p
         }
     }
+}
+
+/// End of the validated array or object starting at `p`.
+#[inline(never)]
+fn skip_nested(b: &[u8], mut p: usize) -> usize {
+    let mut depth = 0usize;
+    while let Some(&c) = b.get(p) {
+        tick(1);
+        match c {
+            b'"' => {
+                p = skip_string(b, p);
+                continue;
+            }
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return p + 1;
+                }
+            }
+            _ => {}
+        }
+        p += 1;
+    }
+    p
 }
 
 fn check_unique(members: Members<'_>) -> Result<(), ParamsError> {
@@ -523,3 +551,39 @@ impl fmt::Display for ParamsError {
 }
 
 impl std::error::Error for ParamsError {}
+
+#[cfg(test)]
+mod tests {
+    use super::RawValue;
+
+    /// The integer accessors agree with `str::parse` on every kind of number
+    /// token (and refuse non-numbers), boundaries and overflow included.
+    #[test]
+    fn integer_accessors_match_str_parse() {
+        let mut tokens: Vec<String> = [
+            "0", "-0", "7", "-7", "42", "10", "100", "1.5", "-1.5", "1e3", "1E3", "-1e-3",
+            "0.0", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+            "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+            "99999999999999999999", "100000000000000000000", "123456789012345678901234567890",
+            "null", "true", "false", "\"1\"", "[1]", "{}",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for p in 0..64u32 {
+            for d in [-1i128, 0, 1] {
+                let v = (1i128 << p) + d;
+                tokens.push(v.to_string());
+                tokens.push((-v).to_string());
+            }
+        }
+        for t in &tokens {
+            let v = RawValue::new_validated(t.as_bytes());
+            let number = !matches!(t.as_bytes()[0], b'n' | b't' | b'f' | b'"' | b'[' | b'{');
+            let want_i = if number { t.parse::<i64>().ok() } else { None };
+            let want_u = if number { t.parse::<u64>().ok() } else { None };
+            assert_eq!(v.as_i64(), want_i, "as_i64 {t}");
+            assert_eq!(v.as_u64(), want_u, "as_u64 {t}");
+        }
+    }
+}

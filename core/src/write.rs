@@ -38,12 +38,20 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// as it is. The output is always a valid JSON string that decodes to `s`.
 pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
     // `find_special` stops at the bytes to escape, and at non-ASCII ones, which are
     // copied with the run around them.
-    let mut start = 0;
     let mut i = crate::simd::find_special(bytes, 0);
+    if i == bytes.len() {
+        // Nothing to escape (the common case): one copy between the quotes.
+        out.reserve(bytes.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
     while i < bytes.len() {
         let b = bytes[i];
         let esc = ESCAPE[b as usize];
@@ -85,17 +93,25 @@ static DIGITS: [u8; 200] = {
 pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
     let mut buf = [0u8; 20]; // u64::MAX has 20 digits
     let start = format_u64(&mut buf, v);
-    out.extend_from_slice(&buf[start..]);
+    put_digits(out, &buf[start..]);
 }
 
 /// Appends `v` in decimal, with a leading `-` if negative.
 pub(crate) fn write_i64(out: &mut Vec<u8>, v: i64) {
     let mut buf = [0u8; 20];
-    let start = format_u64(&mut buf, v.unsigned_abs());
+    let mut start = format_u64(&mut buf, v.unsigned_abs());
     if v < 0 {
-        out.push(b'-');
+        // |i64::MIN| has 19 digits: there is always room for the sign.
+        start -= 1;
+        buf[start] = b'-';
     }
-    out.extend_from_slice(&buf[start..]);
+    put_digits(out, &buf[start..]);
+}
+
+/// Appends the formatted digits.
+#[inline(always)]
+fn put_digits(out: &mut Vec<u8>, digits: &[u8]) {
+    out.extend_from_slice(digits);
 }
 
 /// Writes the digits of `v` at the end of `buf`; returns where they start.

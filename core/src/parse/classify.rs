@@ -38,6 +38,14 @@ pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, names: &'a [u8]) -> It
         return classify_response(input, s, id, result, error);
     }
 
+    if s.compact {
+        // The compact path saw `"jsonrpc":"2.0"` and an ASCII method string.
+        let raw = method.of(input);
+        // SAFETY: the compact path checked every byte of the method string's body
+        // is below 0x80 (see `Scanner::scan_ascii_string`), and ASCII is UTF-8.
+        let name = unsafe { core::str::from_utf8_unchecked(&raw[1..raw.len() - 1]) };
+        return finish(input, s, Method { name, exact: true }, id, fail);
+    }
     if let Err(r) = check_version(input, s) {
         return fail(r);
     }
@@ -76,7 +84,18 @@ pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, names: &'a [u8]) -> It
             }
         }
     };
+    finish(input, s, method, id, fail)
+}
 
+/// The params and the call's kind, once the method is known.
+#[inline(always)]
+fn finish<'a>(
+    input: &'a [u8],
+    s: &ObjSpans,
+    method: Method<'a>,
+    id: Option<Id<'a>>,
+    fail: impl Fn(Reason) -> Item<'a>,
+) -> Item<'a> {
     let params = s.get(Field::Params);
     let params = if params.is_present() {
         let raw = params.of(input);

@@ -4,6 +4,15 @@
 //! work grows linearly with the input, deterministically, without timing anything.
 //! In other builds [`tick`] is an empty inline function.
 
+pub(crate) use imp::*;
+
+#[cfg(not(test))]
+mod imp {
+    /// Counts nothing outside test builds.
+    #[inline(always)]
+    pub(crate) fn tick(_n: usize) {}
+}
+
 #[cfg(test)]
 mod imp {
     use std::cell::Cell;
@@ -23,12 +32,3 @@ mod imp {
         OPS.with(|c| c.replace(0))
     }
 }
-
-#[cfg(not(test))]
-mod imp {
-    /// Counts nothing outside test builds.
-    #[inline(always)]
-    pub(crate) fn tick(_n: usize) {}
-}
-
-pub(crate) use imp::*;

@@ -51,6 +51,9 @@ pub(crate) struct ObjSpans {
     pub(crate) decoded_method: Span,
     /// The decoded method name held a lone surrogate (it can match nothing).
     pub(crate) method_inexact: bool,
+    /// Recorded by the compact path: `jsonrpc` is exactly `"2.0"` and `method` is
+    /// a string of ASCII bytes without escapes (every byte was seen below 0x80).
+    pub(crate) compact: bool,
 }
 
 impl ObjSpans {
@@ -82,6 +85,16 @@ pub(crate) enum Shape {
     Batch { len: usize },
     /// A string, number or literal.
     Scalar,
+}
+
+/// How [`Scanner::scan_flat_array`] ended.
+enum Flat {
+    /// The array was scanned; `pos` is past its `]`.
+    Done,
+    /// A nested array or object: the array needs the nesting loop.
+    Nested,
+    /// Whitespace, an error or anything unusual: the compact path declines.
+    Decline,
 }
 
 /// Where batch element spans go; implemented by the parser's reusable storage.
@@ -290,9 +303,8 @@ impl<'a, 's> Scanner<'a, 's> {
             return false;
         }
         self.pos = base + PREFIX.len() - 1; // the method's opening quote
-        match self.scan_string() {
-            Ok(false) => {}
-            _ => return false,
+        if !self.scan_ascii_string() {
+            return false; // escapes, non-ASCII or errors: the general path decides
         }
         top.members[Field::Jsonrpc as usize] = Span {
             start: base as u32 + 11,
@@ -314,6 +326,7 @@ impl<'a, 's> Scanner<'a, 's> {
             } else if rest.first() == Some(&b'}') {
                 self.pos += 1;
                 top.is_object = true;
+                top.compact = true;
                 top.whole = Span {
                     start: base as u32,
                     end: self.pos as u32,
@@ -326,15 +339,33 @@ impl<'a, 's> Scanner<'a, 's> {
                 return false; // a duplicate: the general path records it
             }
             let start = self.pos;
-            let escaped = if self.bytes.get(start) == Some(&b'"') {
-                match self.scan_string() {
+            let escaped = match self.bytes.get(start) {
+                Some(b'"') => match self.scan_string() {
                     Ok(e) => e,
                     Err(_) => return false,
+                },
+                // Flat arrays of scalars (most positional params) without the
+                // general nesting loop; anything else there takes that loop.
+                Some(b'[') => match self.scan_flat_array() {
+                    Flat::Done => false,
+                    Flat::Decline => return false,
+                    Flat::Nested => {
+                        // Rescan the array with the nesting loop (only its leading
+                        // scalars are read twice).
+                        self.pos = start;
+                        if self.scan_value(depth + 1).is_err() {
+                            return false;
+                        }
+                        false
+                    }
+                },
+                _ => {
+                    self.pos = start;
+                    if self.scan_value(depth + 1).is_err() {
+                        return false;
+                    }
+                    false
                 }
-            } else if self.scan_value(depth + 1).is_ok() {
-                false
-            } else {
-                return false;
             };
             if escaped {
                 top.escaped |= 1 << field as u8;
@@ -343,6 +374,76 @@ impl<'a, 's> Scanner<'a, 's> {
                 start: start as u32,
                 end: self.pos as u32,
             };
+        }
+    }
+
+    /// A string of ASCII bytes without escapes, from its opening quote at `pos`, in
+    /// 16-byte steps; `false` (position unspecified) on anything else, which the
+    /// caller then rescans on the general path.
+    #[inline(always)]
+    fn scan_ascii_string(&mut self) -> bool {
+        let mut q = self.pos + 1;
+        loop {
+            tick(1);
+            let Some(mask) = simd::mask16(self.bytes, q) else {
+                // Fewer than 16 bytes left: byte by byte.
+                while let Some(&c) = self.bytes.get(q) {
+                    if c == b'"' {
+                        self.pos = q + 1;
+                        return true;
+                    }
+                    if c == b'\\' || !(0x20..0x80).contains(&c) {
+                        return false;
+                    }
+                    q += 1;
+                }
+                return false;
+            };
+            if mask != 0 {
+                // The mask flags quotes, backslashes, control bytes and every byte
+                // >= 0x80; only a quote as the first flagged byte ends the fast case.
+                let i = q + mask.trailing_zeros() as usize;
+                if self.bytes[i] == b'"' {
+                    self.pos = i + 1;
+                    return true;
+                }
+                return false;
+            }
+            q += 16;
+        }
+    }
+
+    /// An array of scalars (`[1,"a",true]`, no whitespace, no nesting) at `pos`.
+    /// `Nested` when a value is an array or object (the caller rescans the array
+    /// with the nesting loop), `Decline` on anything else: whitespace or an error,
+    /// which the general path rescans and judges. The caller checked the array's
+    /// depth is allowed.
+    #[inline]
+    fn scan_flat_array(&mut self) -> Flat {
+        self.pos += 1; // '['
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Flat::Done;
+        }
+        loop {
+            tick(1);
+            let ok = match self.peek() {
+                Some(b'"') => self.scan_string().is_ok(),
+                Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => self.scan_scalar().is_ok(),
+                Some(b'[' | b'{') => return Flat::Nested,
+                _ => false,
+            };
+            if !ok {
+                return Flat::Decline;
+            }
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Flat::Done;
+                }
+                _ => return Flat::Decline,
+            }
         }
     }
 
@@ -470,7 +571,22 @@ impl<'a, 's> Scanner<'a, 's> {
     fn scan_scalar(&mut self) -> Res<()> {
         match self.peek() {
             Some(b'"') => self.scan_string().map(|_| ()),
-            Some(b'-' | b'0'..=b'9') => self.scan_number(),
+            Some(b'1'..=b'9') => {
+                // Short positive integers (ids, counts) that end at a delimiter:
+                // inline; everything else takes the full number grammar.
+                let mut p = self.pos + 1;
+                while let Some(b'0'..=b'9') = self.bytes.get(p) {
+                    tick(1);
+                    p += 1;
+                }
+                if matches!(self.bytes.get(p), Some(b',' | b']' | b'}')) {
+                    self.pos = p;
+                    Ok(())
+                } else {
+                    self.scan_number_tail(self.pos, p)
+                }
+            }
+            Some(b'-' | b'0') => self.scan_number(),
             Some(b't') => self.scan_literal(b"true"),
             Some(b'f') => self.scan_literal(b"false"),
             Some(b'n') => self.scan_literal(b"null"),
@@ -509,6 +625,18 @@ impl<'a, 's> Scanner<'a, 's> {
             }
             _ => return bad(p),
         }
+        self.scan_number_tail(start, p)
+    }
+
+    /// The rest of a number whose integer part is `bytes[start..p]`: fraction,
+    /// exponent, and the check that no number byte follows.
+    fn scan_number_tail(&mut self, start: usize, mut p: usize) -> Res<()> {
+        let b = self.bytes;
+        let digit = |p: usize| {
+            tick(1);
+            matches!(b.get(p), Some(b'0'..=b'9'))
+        };
+        let bad = |p: usize| Err(Fail::at(Reason::InvalidNumber, p.max(start)));
         if b.get(p) == Some(&b'.') {
             p += 1;
             if !digit(p) {

@@ -131,10 +131,30 @@ fn compact_path_matches_general_path() {
         let sc = Scanner::new(input, max_depth, &mut stack);
         let mut sc = if general { sc.general_only() } else { sc };
         let r = sc.scan_message(&mut top, &mut sink, 10);
+        // What `compact` promises the classifier must hold; then it is left out of
+        // the comparison (only the compact path sets it).
+        for o in std::iter::once(&mut top).chain(sink.0.iter_mut()) {
+            if o.compact {
+                assert!(!general);
+                assert_eq!(o.get(Field::Jsonrpc).of(input), br#""2.0""#);
+                let m = o.get(Field::Method).of(input);
+                assert!(m.len() >= 2 && m[0] == b'"' && m[m.len() - 1] == b'"');
+                let body = &m[1..m.len() - 1];
+                assert!(
+                    body.iter()
+                        .all(|&c| (0x20..0x80).contains(&c) && c != b'\\' && c != b'"')
+                );
+                o.compact = false;
+            }
+        }
         format!("{r:?} {top:?} {:?}", sink.0)
     }
     let methods = [
         r#""eth_getBalance""#,
+        r#""abcdefghijklmnopqrstuvwxyz0123456789""#,
+        r#""abcdefghijklmnopqé""#,
+        "\"abcdefghijklmnopq\tr\"",
+        r#""abcdefghijklmnop\"""#,
         r#""su\u0062tract""#,
         r#""héllo""#,
         r#""""#,
@@ -145,6 +165,18 @@ fn compact_path_matches_general_path() {
     let params = [
         "",
         r#","params":[42,23]"#,
+        r#","params":[1,"a",true,false,null,-1,0.5,1e3,0,-0]"#,
+        r#","params":[]"#,
+        r#","params":[1,[2]]"#,
+        r#","params":[1 ,2]"#,
+        r#","params":["\u00e9","x\"y","é"]"#,
+        r#","params":[1,]"#,
+        r#","params":[01]"#,
+        r#","params":[1x]"#,
+        r#","params":[tru]"#,
+        r#","params":[123456789012345678901234567890]"#,
+        r#","params":[1.]"#,
+        r#","params":[{}]"#,
         r#","params":{"a":[1,{"b":null}],"c":"d"}"#,
         r#","params":null"#,
         r#","params":"x""#,

@@ -23,8 +23,9 @@ mod imp {
     /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
     #[inline]
     pub(crate) fn find_special(bytes: &[u8], from: usize) -> usize {
-        // Short tails are common (keys, method names): no dispatch for them.
-        if bytes.len() - from < 32 {
+        // Short tails are common (keys, method names, hex strings): the inline
+        // SSE2 steps finish them sooner than a call into the AVX2 kernel.
+        if bytes.len() - from < 64 {
             return super::super::sse2::find_special(bytes, from);
         }
         let mut c = CHOICE.load(Ordering::Relaxed);
@@ -39,7 +40,7 @@ mod imp {
         }
     }
 
-    pub(crate) use super::super::sse2::mask16;
+    pub(crate) use super::super::sse2::{find_quote_or_backslash, mask16};
 
     /// The name of the kernel in use, for benches and reports.
     pub(crate) fn backend() -> &'static str {
@@ -59,6 +60,12 @@ mod imp {
         super::super::scalar::find_special(bytes, from)
     }
 
+    /// Index of the first `"` or `\\` in `bytes[from..]`, or `bytes.len()`.
+    #[inline]
+    pub(crate) fn find_quote_or_backslash(bytes: &[u8], from: usize) -> usize {
+        super::super::scalar::find_quote_or_backslash(bytes, from)
+    }
+
     /// The special-byte bitmask of 16 bytes; the scalar build has no such fast
     /// path and always answers `None` (callers then take the general loop).
     #[inline(always)]
@@ -72,51 +79,69 @@ mod imp {
     }
 }
 
-pub(crate) use imp::{backend, find_special, mask16};
+pub(crate) use imp::{backend, find_quote_or_backslash, find_special, mask16};
 
 #[cfg(test)]
 mod tests {
     use super::super::scalar;
 
     /// Every kernel agrees with the scalar table for every byte value at every
-    /// position of a 70-byte buffer (covers the 32-, 16- and 8-byte steps and tails).
+    /// position of buffers from 1 to 70 bytes (the 32-, 16- and 8-byte steps, the
+    /// overlapping tail loads, and buffers too short for them), also with a
+    /// second special byte earlier in the buffer than `from`.
     #[test]
     fn kernels_match_scalar_for_all_bytes() {
         // Under Miri (scalar kernel only) a representative subset keeps it quick.
-        let len = if cfg!(miri) { 20 } else { 70 };
+        let lens: &[usize] = if cfg!(miri) {
+            &[5, 9, 20]
+        } else {
+            &[1, 5, 7, 8, 9, 15, 16, 17, 24, 31, 33, 47, 70]
+        };
         let all: Vec<u8> = (0..=255u8).collect();
         let some = [0x00, 0x1f, 0x20, b'"', b'\\', b'a', 0x7f, 0x80, 0xc3, 0xff];
         let bytes: &[u8] = if cfg!(miri) { &some } else { &all };
-        for &b in bytes {
-            for pos in 0..len {
-                let mut buf = vec![b'a'; len];
-                buf[pos] = b;
-                let froms: &[usize] = if cfg!(miri) {
-                    &[0, 3]
-                } else {
-                    &[0, 1, 3, pos.min(5)]
-                };
-                for &from in froms {
-                    let want = scalar::find_special(&buf, from);
-                    let naive = (from..len)
-                        .find(|&i| scalar::SPECIAL[buf[i] as usize])
-                        .unwrap_or(len);
-                    assert_eq!(want, naive, "scalar byte {b:#x} pos {pos} from {from}");
-                    assert_eq!(
-                        super::find_special(&buf, from),
-                        want,
-                        "runtime {b:#x} {pos}"
-                    );
-                    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
-                    {
-                        assert_eq!(super::super::sse2::find_special(&buf, from), want);
-                        if super::super::avx2::is_available() {
-                            // SAFETY: AVX2 availability was just checked.
-                            let got = unsafe { super::super::avx2::find_special(&buf, from) };
-                            assert_eq!(got, want, "avx2 byte {b:#x} pos {pos}");
+        for &len in lens {
+            for &b in bytes {
+                for pos in 0..len {
+                    for before in [false, true] {
+                        let mut buf = vec![b'a'; len];
+                        if before {
+                            buf[0] = b'"'; // special, but before most `from`s
+                        }
+                        buf[pos] = b;
+                        for from in [0, 1, 3, pos.saturating_sub(1), pos, len - 1] {
+                            check(&buf, from.min(len));
                         }
                     }
                 }
+            }
+        }
+    }
+
+    fn check(buf: &[u8], from: usize) {
+        let len = buf.len();
+        let naive = (from..len)
+            .find(|&i| scalar::SPECIAL[buf[i] as usize])
+            .unwrap_or(len);
+        let naive_qb = (from..len)
+            .find(|&i| matches!(buf[i], b'"' | b'\\'))
+            .unwrap_or(len);
+        let ctx = format!("{buf:?} from {from}");
+        assert_eq!(scalar::find_special(buf, from), naive, "scalar {ctx}");
+        assert_eq!(super::find_special(buf, from), naive, "runtime {ctx}");
+        assert_eq!(scalar::find_quote_or_backslash(buf, from), naive_qb, "{ctx}");
+        assert_eq!(super::find_quote_or_backslash(buf, from), naive_qb, "{ctx}");
+        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+        {
+            assert_eq!(super::super::sse2::find_special(buf, from), naive, "sse2 {ctx}");
+            if let Some(m) = super::super::sse2::mask16(buf, from) {
+                let want = (0..16).filter(|&i| scalar::SPECIAL[buf[from + i] as usize]);
+                assert_eq!(m, want.fold(0, |m, i| m | 1 << i), "mask16 {ctx}");
+            }
+            if super::super::avx2::is_available() {
+                // SAFETY: AVX2 availability was just checked.
+                let got = unsafe { super::super::avx2::find_special(buf, from) };
+                assert_eq!(got, naive, "avx2 {ctx}");
             }
         }
     }

@@ -12,29 +12,51 @@ pub(crate) static SPECIAL: [bool; 256] = {
     t
 };
 
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Eight bytes as a little-endian word.
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Whether any byte of `v` is special (>= 0x80, < 0x20, '"' or '\\'). The SWAR
+/// zero test may flag a byte after a real hit (borrow), never when there is none.
+#[inline(always)]
+fn any_special(v: u64) -> bool {
+    let quote = v ^ (LO * b'"' as u64);
+    let bslash = v ^ (LO * b'\\' as u64);
+    let has_zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let below_20 = v.wrapping_sub(LO * 0x20) & !v & HI;
+    has_zero(quote) | has_zero(bslash) | below_20 | (v & HI) != 0
+}
+
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
 #[inline]
 pub(crate) fn find_special(bytes: &[u8], mut from: usize) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    while from + 8 <= bytes.len() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&bytes[from..from + 8]);
-        let v = u64::from_le_bytes(w);
-        // A byte is special when it is >= 0x80, < 0x20, '"' or '\\'.
-        let quote = v ^ (LO * b'"' as u64);
-        let bslash = v ^ (LO * b'\\' as u64);
-        let has_zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
-        let below_20 = v.wrapping_sub(LO * 0x20) & !v & HI;
-        let hits = has_zero(quote) | has_zero(bslash) | below_20 | (v & HI);
-        if hits != 0 {
-            // The SWAR zero test can flag a byte after a real hit (borrow), never
-            // before one; so the first flagged byte's position is exact only up
-            // to the first real hit. Finish with the table from here.
-            break;
+    let len = bytes.len();
+    while from + 8 <= len {
+        if any_special(word(bytes, from)) {
+            // The first flagged byte's position is exact only up to the first
+            // real hit: finish with the table from here.
+            return table_scan(bytes, from);
         }
         from += 8;
     }
+    // 1 to 7 bytes left: one overlapping word over the buffer's last 8 bytes
+    // answers the common "nothing special" case without a byte loop.
+    if from < len && len >= 8 && !any_special(word(bytes, len - 8)) {
+        return len;
+    }
+    table_scan(bytes, from)
+}
+
+/// The table, byte by byte, from `from`.
+#[inline]
+fn table_scan(bytes: &[u8], mut from: usize) -> usize {
     while from < bytes.len() {
         if SPECIAL[bytes[from] as usize] {
             return from;
@@ -42,4 +64,13 @@ pub(crate) fn find_special(bytes: &[u8], mut from: usize) -> usize {
         from += 1;
     }
     from
+}
+
+/// Index of the first `"` or `\\` in `bytes[from..]`, or `bytes.len()`.
+#[inline]
+pub(crate) fn find_quote_or_backslash(bytes: &[u8], from: usize) -> usize {
+    bytes
+        .get(from..)
+        .and_then(|rest| rest.iter().position(|&c| c == b'"' || c == b'\\'))
+        .map_or(bytes.len(), |i| from + i)
 }
