@@ -83,15 +83,7 @@ impl Session {
             dropped_responses,
         } = self;
         let mut deferred = Vec::new(); // stays empty: nothing is deferred here
-        let shape = begin(
-            router,
-            parser,
-            input,
-            out,
-            dropped_responses,
-            &mut deferred,
-            false,
-        );
+        let shape = begin::<false>(router, parser, input, out, dropped_responses, &mut deferred);
         debug_assert!(deferred.is_empty());
         if shape.finish(out) {
             Some(&self.out)
@@ -155,15 +147,7 @@ impl Session {
             dropped_responses,
         } = self;
         let mut deferred = Vec::new();
-        let mut shape = begin(
-            router,
-            parser,
-            input,
-            out,
-            dropped_responses,
-            &mut deferred,
-            true,
-        );
+        let mut shape = begin::<true>(router, parser, input, out, dropped_responses, &mut deferred);
         if !deferred.is_empty() {
             join(&mut deferred).await;
             for d in deferred {
@@ -248,16 +232,16 @@ impl Shape {
 }
 
 /// Clears `out`, parses `input` and answers every item whose handler is sync (in
-/// input order); with `defer`, the futures of async calls are pushed to `deferred`
+/// input order); with `DEFER`, the futures of async calls are pushed to `deferred`
 /// instead of being blocked on.
-fn begin<'a>(
+#[inline(always)]
+fn begin<'a, const DEFER: bool>(
     router: &Router,
     parser: &'a mut Parser,
     input: &'a [u8],
     out: &mut Vec<u8>,
     dropped: &mut u64,
     deferred: &mut Vec<Deferred<'a>>,
-    defer: bool,
 ) -> Shape {
     out.clear();
     if out.capacity() > RETAINED_OUT {
@@ -265,7 +249,7 @@ fn begin<'a>(
         out.shrink_to(RETAINED_OUT);
     }
     let mut one =
-        |item: Item<'a>, out: &mut Vec<u8>| match dispatch(router, item, out, dropped, defer) {
+        |item: Item<'a>, out: &mut Vec<u8>| match dispatch::<DEFER>(router, item, out, dropped) {
             Dispatched::Wrote => true,
             Dispatched::Silent => false,
             Dispatched::Deferred(d) => {
@@ -357,18 +341,18 @@ enum Dispatched<'a> {
     Wrote,
     /// Nothing to send (a notification, a response object).
     Silent,
-    /// An async call, to be awaited (only with `defer`).
+    /// An async call, to be awaited (only with `DEFER`).
     Deferred(Deferred<'a>),
 }
 
-/// Dispatches one item, appending its response to `out`, or (with `defer`) handing
+/// Dispatches one item, appending its response to `out`, or (with `DEFER`) handing
 /// back an async call's future.
-fn dispatch<'a>(
+#[inline(always)]
+fn dispatch<'a, const DEFER: bool>(
     router: &Router,
     item: Item<'a>,
     out: &mut Vec<u8>,
     dropped: &mut u64,
-    defer: bool,
 ) -> Dispatched<'a> {
     match item {
         Item::Request(r) => {
@@ -379,7 +363,7 @@ fn dispatch<'a>(
             };
             let mark = out.len();
             out.extend_from_slice(HEAD);
-            if let Some(future) = call_into(router, &call, out, defer) {
+            if let Some(future) = call_into::<DEFER>(router, &call, out) {
                 out.truncate(mark);
                 return Dispatched::Deferred(Deferred {
                     id: Some(r.id()),
@@ -397,7 +381,7 @@ fn dispatch<'a>(
                 params: n.params(),
             };
             let mark = out.len();
-            let future = call_into(router, &call, out, defer);
+            let future = call_into::<DEFER>(router, &call, out);
             out.truncate(mark); // never answered, not even with an error
             match future {
                 Some(future) => Dispatched::Deferred(Deferred {
@@ -446,13 +430,12 @@ fn write_error(out: &mut Vec<u8>, e: &Error<'_>) {
 }
 
 /// Looks the method up and runs its handler, appending `"result":…` or `"error":…`.
-/// With `defer`, an async handler's future is returned instead (nothing appended);
+/// With `DEFER`, an async handler's future is returned instead (nothing appended);
 /// without, it is driven to completion here.
-fn call_into(
+fn call_into<const DEFER: bool>(
     router: &Router,
     call: &Call<'_>,
     out: &mut Vec<u8>,
-    defer: bool,
 ) -> Option<AsyncResult> {
     let start = out.len();
     let entry = call
@@ -491,7 +474,7 @@ fn call_into(
             Err(_) => Err(None),
         },
         Handler::Async(f) => match catch_unwind(AssertUnwindSafe(|| f(call))) {
-            Ok(Ok(future)) if defer => {
+            Ok(Ok(future)) if DEFER => {
                 out.truncate(start);
                 return Some(future);
             }

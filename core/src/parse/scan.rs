@@ -569,103 +569,7 @@ impl<'a, 's> Scanner<'a, 's> {
     /// Scans a string, number or literal at `pos` (anything else is an error).
     #[inline(always)]
     fn scan_scalar(&mut self) -> Res<()> {
-        match self.peek() {
-            Some(b'"') => self.scan_string().map(|_| ()),
-            Some(b'1'..=b'9') => {
-                // Short positive integers (ids, counts) that end at a delimiter:
-                // inline; everything else takes the full number grammar.
-                let mut p = self.pos + 1;
-                while let Some(b'0'..=b'9') = self.bytes.get(p) {
-                    tick(1);
-                    p += 1;
-                }
-                if matches!(self.bytes.get(p), Some(b',' | b']' | b'}')) {
-                    self.pos = p;
-                    Ok(())
-                } else {
-                    self.scan_number_tail(self.pos, p)
-                }
-            }
-            Some(b'-' | b'0') => self.scan_number(),
-            Some(b't') => self.scan_literal(b"true"),
-            Some(b'f') => self.scan_literal(b"false"),
-            Some(b'n') => self.scan_literal(b"null"),
-            _ => Err(self.unexpected()),
-        }
-    }
-
-    fn scan_literal(&mut self, lit: &[u8]) -> Res<()> {
-        if self.bytes[self.pos..].starts_with(lit) {
-            self.pos += lit.len();
-            Ok(())
-        } else {
-            Err(Fail::at(Reason::InvalidLiteral, self.pos))
-        }
-    }
-
-    fn scan_number(&mut self) -> Res<()> {
-        let start = self.pos;
-        let b = self.bytes;
-        let mut p = self.pos;
-        let digit = |p: usize| {
-            tick(1);
-            matches!(b.get(p), Some(b'0'..=b'9'))
-        };
-        let bad = |p: usize| Err(Fail::at(Reason::InvalidNumber, p.max(start)));
-        if b.get(p) == Some(&b'-') {
-            p += 1;
-        }
-        match b.get(p) {
-            Some(b'0') => p += 1,
-            Some(b'1'..=b'9') => {
-                p += 1;
-                while digit(p) {
-                    p += 1;
-                }
-            }
-            _ => return bad(p),
-        }
-        self.scan_number_tail(start, p)
-    }
-
-    /// The rest of a number whose integer part is `bytes[start..p]`: fraction,
-    /// exponent, and the check that no number byte follows.
-    fn scan_number_tail(&mut self, start: usize, mut p: usize) -> Res<()> {
-        let b = self.bytes;
-        let digit = |p: usize| {
-            tick(1);
-            matches!(b.get(p), Some(b'0'..=b'9'))
-        };
-        let bad = |p: usize| Err(Fail::at(Reason::InvalidNumber, p.max(start)));
-        if b.get(p) == Some(&b'.') {
-            p += 1;
-            if !digit(p) {
-                return bad(p);
-            }
-            while digit(p) {
-                p += 1;
-            }
-        }
-        if matches!(b.get(p), Some(b'e' | b'E')) {
-            p += 1;
-            if matches!(b.get(p), Some(b'+' | b'-')) {
-                p += 1;
-            }
-            if !digit(p) {
-                return bad(p);
-            }
-            while digit(p) {
-                p += 1;
-            }
-        }
-        // A number must not run into another number-ish byte ("01", "1.").
-        if matches!(
-            b.get(p),
-            Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
-        ) {
-            return bad(p);
-        }
-        self.pos = p;
+        self.pos = scalar_end(self.bytes, self.pos)?;
         Ok(())
     }
 
@@ -688,122 +592,97 @@ impl<'a, 's> Scanner<'a, 's> {
                     self.pos = i + 1;
                     return Ok(false);
                 }
-                return self.scan_string_from(i);
+                q = i;
+                break;
             }
             q += 16;
         }
-        self.scan_string_from(q)
-    }
-
-    /// The general string loop, from `p` inside the string body.
-    #[inline(never)]
-    fn scan_string_from(&mut self, mut p: usize) -> Res<bool> {
-        let b = self.bytes;
-        let mut escaped = false;
-        loop {
-            let from = p;
-            p = simd::find_special(b, p);
-            tick(1 + (p - from) / 16);
-            match b.get(p) {
-                Some(b'"') => {
-                    self.pos = p + 1;
-                    return Ok(escaped);
-                }
-                Some(b'\\') => {
-                    escaped = true;
-                    p = match unescape::check_escape(b, p) {
-                        Some(next) => next,
-                        None => return Err(Fail::at(Reason::InvalidEscape, p)),
-                    };
-                }
-                Some(&c) if c < 0x20 => return Err(Fail::at(Reason::ControlCharacter, p)),
-                Some(_) => {
-                    p = match utf8_char_end(b, p) {
-                        Some(next) => next,
-                        None => return Err(Fail::at(Reason::InvalidUtf8, p)),
-                    };
-                }
-                None => return Err(Fail::at(Reason::UnexpectedEnd, p)),
-            }
-        }
+        let (end, escaped) = string_from(self.bytes, q)?;
+        self.pos = end;
+        Ok(escaped)
     }
 
     /// Validates an array or object at `depth` and everything inside it, without
-    /// recursion: one bit per open level records whether it is an array.
+    /// recursion: one bit per open level records whether it is an array; the
+    /// current level's kind stays in a register, the bit is read back only when
+    /// a container closes.
     #[inline(never)]
     fn scan_nested(&mut self, base: usize) -> Res<()> {
-        // The depth of the container about to be opened (`pos` is at its bracket).
+        let b = self.bytes;
+        let max_depth = self.max_depth;
+        let mut p = self.pos;
+        // The depth of the container we are in (or, at 'open, about to open at `p`).
         let mut depth = base;
+        let mut in_array;
         'open: loop {
             tick(1);
-            if depth > self.max_depth {
-                return Err(Fail::at(Reason::TooDeep, self.pos));
+            if depth > max_depth {
+                return Err(Fail::at(Reason::TooDeep, p));
             }
-            let is_array = self.bytes[self.pos] == b'[';
-            self.set_level(depth, is_array);
-            self.pos += 1;
-            self.skip_ws();
-            // `level`: the container we are in, right after one of its values.
-            let mut level;
-            if self.peek() == Some(if is_array { b']' } else { b'}' }) {
-                self.pos += 1;
-                level = depth - 1; // the empty container was a value of its parent
-            } else {
-                if !is_array {
-                    self.scan_key()?;
-                }
-                if matches!(self.peek(), Some(b'{' | b'[')) {
-                    depth += 1;
-                    continue 'open;
-                }
-                self.scan_scalar()?;
-                level = depth;
-            }
-            loop {
-                tick(1);
-                if level < base {
+            in_array = b[p] == b'[';
+            self.set_level(depth, in_array);
+            p = ws_from(b, p + 1);
+            if b.get(p) == Some(if in_array { &b']' } else { &b'}' }) {
+                // Empty: it was a value of its parent.
+                p += 1;
+                depth -= 1;
+                if depth < base {
+                    self.pos = p;
                     return Ok(());
                 }
-                self.skip_ws();
-                let in_array = self.level_is_array(level);
-                match self.peek() {
+                in_array = self.level_is_array(depth);
+            } else {
+                if !in_array {
+                    p = key_end(b, p)?;
+                }
+                match b.get(p) {
+                    Some(b'{' | b'[') => {
+                        depth += 1;
+                        continue 'open;
+                    }
+                    _ => p = scalar_end(b, p)?,
+                }
+            }
+            // Right after a value of the container at `depth`.
+            loop {
+                tick(1);
+                p = ws_from(b, p);
+                match b.get(p) {
                     Some(b',') => {
-                        self.pos += 1;
-                        self.skip_ws();
+                        p = ws_from(b, p + 1);
                         if !in_array {
-                            self.scan_key()?;
+                            p = key_end(b, p)?;
                         }
-                        if matches!(self.peek(), Some(b'{' | b'[')) {
-                            depth = level + 1;
-                            continue 'open;
+                        match b.get(p) {
+                            Some(b'{' | b'[') => {
+                                depth += 1;
+                                continue 'open;
+                            }
+                            _ => p = scalar_end(b, p)?,
                         }
-                        self.scan_scalar()?;
                     }
                     Some(b']') if in_array => {
-                        self.pos += 1;
-                        level -= 1;
+                        p += 1;
+                        depth -= 1;
+                        if depth < base {
+                            self.pos = p;
+                            return Ok(());
+                        }
+                        in_array = self.level_is_array(depth);
                     }
                     Some(b'}') if !in_array => {
-                        self.pos += 1;
-                        level -= 1;
+                        p += 1;
+                        depth -= 1;
+                        if depth < base {
+                            self.pos = p;
+                            return Ok(());
+                        }
+                        in_array = self.level_is_array(depth);
                     }
-                    _ => return Err(self.unexpected()),
+                    _ => return Err(unexpected(b, p)),
                 }
             }
         }
-    }
-
-    /// Scans `"key" :` and the whitespace after it.
-    #[inline]
-    fn scan_key(&mut self) -> Res<()> {
-        if self.peek() != Some(b'"') {
-            return Err(self.unexpected());
-        }
-        self.scan_string()?;
-        self.skip_ws();
-        self.expect(b':')?;
-        self.skip_ws();
-        Ok(())
     }
 
     #[inline]
@@ -820,6 +699,204 @@ impl<'a, 's> Scanner<'a, 's> {
     fn level_is_array(&self, depth: usize) -> bool {
         self.stack[depth / 64] >> (depth % 64) & 1 == 1
     }
+}
+
+/// The error for the byte at `p` (or the end of input) not fitting the grammar.
+#[cold]
+fn unexpected(b: &[u8], p: usize) -> Fail {
+    if p >= b.len() {
+        Fail::at(Reason::UnexpectedEnd, p)
+    } else {
+        Fail::at(Reason::UnexpectedByte, p)
+    }
+}
+
+/// `p`, or past the whitespace starting there.
+#[inline(always)]
+fn ws_from(b: &[u8], p: usize) -> usize {
+    match b.get(p) {
+        Some(&c) if c > b' ' => p,
+        None => p,
+        Some(_) => ws_slow(b, p),
+    }
+}
+
+#[inline(never)]
+fn ws_slow(b: &[u8], mut p: usize) -> usize {
+    while let Some(&c) = b.get(p) {
+        tick(1);
+        if !is_ws(c) {
+            break;
+        }
+        p += 1;
+    }
+    p
+}
+
+/// The end of the string whose opening quote is at `p`: 16-byte steps inline
+/// while the string is plain ASCII; the general loop takes over at the first
+/// escape, control or non-ASCII byte, and for the last 15 bytes of the input.
+#[inline(always)]
+fn string_end(b: &[u8], p: usize) -> Res<usize> {
+    let mut q = p + 1;
+    while let Some(mask) = simd::mask16(b, q) {
+        tick(1);
+        if mask != 0 {
+            let i = q + mask.trailing_zeros() as usize;
+            // SAFETY: `mask16` returned a mask, so `q + 16 <= b.len()`, and its
+            // bits only cover bytes `q..q + 16`: `i < q + 16 <= b.len()`.
+            if unsafe { *b.get_unchecked(i) } == b'"' {
+                return Ok(i + 1);
+            }
+            q = i;
+            break;
+        }
+        q += 16;
+    }
+    string_from(b, q).map(|(end, _)| end)
+}
+
+/// The general string loop, from `p` inside the string body: the end of the
+/// string and whether it holds escapes.
+#[inline(never)]
+fn string_from(b: &[u8], mut p: usize) -> Res<(usize, bool)> {
+    let mut escaped = false;
+    loop {
+        let from = p;
+        p = simd::find_special(b, p);
+        tick(1 + (p - from) / 16);
+        match b.get(p) {
+            Some(b'"') => return Ok((p + 1, escaped)),
+            Some(b'\\') => {
+                escaped = true;
+                p = match unescape::check_escape(b, p) {
+                    Some(next) => next,
+                    None => return Err(Fail::at(Reason::InvalidEscape, p)),
+                };
+            }
+            Some(&c) if c < 0x20 => return Err(Fail::at(Reason::ControlCharacter, p)),
+            Some(_) => {
+                p = match utf8_char_end(b, p) {
+                    Some(next) => next,
+                    None => return Err(Fail::at(Reason::InvalidUtf8, p)),
+                };
+            }
+            None => return Err(Fail::at(Reason::UnexpectedEnd, p)),
+        }
+    }
+}
+
+/// `"key" :` at `p` and the whitespace after it: where the value starts.
+#[inline(always)]
+fn key_end(b: &[u8], p: usize) -> Res<usize> {
+    if b.get(p) != Some(&b'"') {
+        return Err(unexpected(b, p));
+    }
+    let mut q = string_end(b, p)?;
+    if b.get(q) != Some(&b':') {
+        q = ws_from(b, q);
+        if b.get(q) != Some(&b':') {
+            return Err(unexpected(b, q));
+        }
+    }
+    Ok(ws_from(b, q + 1))
+}
+
+/// The end of the string, number or literal at `p` (anything else is an error).
+#[inline(always)]
+fn scalar_end(b: &[u8], p: usize) -> Res<usize> {
+    match b.get(p) {
+        Some(b'"') => string_end(b, p),
+        Some(b'1'..=b'9') => {
+            // Short positive integers that end at a delimiter stay inline;
+            // everything else takes the full number grammar from where this stops.
+            let mut q = p + 1;
+            while let Some(b'0'..=b'9') = b.get(q) {
+                tick(1);
+                q += 1;
+            }
+            if matches!(b.get(q), Some(b',' | b']' | b'}')) {
+                Ok(q)
+            } else {
+                number_tail(b, p, q)
+            }
+        }
+        Some(b'-' | b'0') => number(b, p),
+        Some(b't') => literal(b, p, b"true"),
+        Some(b'f') => literal(b, p, b"false"),
+        Some(b'n') => literal(b, p, b"null"),
+        _ => Err(unexpected(b, p)),
+    }
+}
+
+fn literal(b: &[u8], p: usize, lit: &[u8]) -> Res<usize> {
+    if b[p..].starts_with(lit) {
+        Ok(p + lit.len())
+    } else {
+        Err(Fail::at(Reason::InvalidLiteral, p))
+    }
+}
+
+/// The end of the number starting at `start` (`-` or a digit).
+fn number(b: &[u8], start: usize) -> Res<usize> {
+    let mut p = start;
+    let digit = |p: usize| {
+        tick(1);
+        matches!(b.get(p), Some(b'0'..=b'9'))
+    };
+    if b.get(p) == Some(&b'-') {
+        p += 1;
+    }
+    match b.get(p) {
+        Some(b'0') => p += 1,
+        Some(b'1'..=b'9') => {
+            p += 1;
+            while digit(p) {
+                p += 1;
+            }
+        }
+        _ => return Err(Fail::at(Reason::InvalidNumber, p.max(start))),
+    }
+    number_tail(b, start, p)
+}
+
+/// The rest of a number whose integer part is `b[start..p]`: fraction,
+/// exponent, and the check that no number byte follows.
+fn number_tail(b: &[u8], start: usize, mut p: usize) -> Res<usize> {
+    let digit = |p: usize| {
+        tick(1);
+        matches!(b.get(p), Some(b'0'..=b'9'))
+    };
+    let bad = |p: usize| Err(Fail::at(Reason::InvalidNumber, p.max(start)));
+    if b.get(p) == Some(&b'.') {
+        p += 1;
+        if !digit(p) {
+            return bad(p);
+        }
+        while digit(p) {
+            p += 1;
+        }
+    }
+    if matches!(b.get(p), Some(b'e' | b'E')) {
+        p += 1;
+        if matches!(b.get(p), Some(b'+' | b'-')) {
+            p += 1;
+        }
+        if !digit(p) {
+            return bad(p);
+        }
+        while digit(p) {
+            p += 1;
+        }
+    }
+    // A number must not run into another number-ish byte ("01", "1.").
+    if matches!(
+        b.get(p),
+        Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+    ) {
+        return bad(p);
+    }
+    Ok(p)
 }
 
 /// The first `N <= 8` bytes of a name as a little-endian word.

@@ -129,11 +129,19 @@ mod tests {
         let ctx = format!("{buf:?} from {from}");
         assert_eq!(scalar::find_special(buf, from), naive, "scalar {ctx}");
         assert_eq!(super::find_special(buf, from), naive, "runtime {ctx}");
-        assert_eq!(scalar::find_quote_or_backslash(buf, from), naive_qb, "{ctx}");
+        assert_eq!(
+            scalar::find_quote_or_backslash(buf, from),
+            naive_qb,
+            "{ctx}"
+        );
         assert_eq!(super::find_quote_or_backslash(buf, from), naive_qb, "{ctx}");
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
         {
-            assert_eq!(super::super::sse2::find_special(buf, from), naive, "sse2 {ctx}");
+            assert_eq!(
+                super::super::sse2::find_special(buf, from),
+                naive,
+                "sse2 {ctx}"
+            );
             if let Some(m) = super::super::sse2::mask16(buf, from) {
                 let want = (0..16).filter(|&i| scalar::SPECIAL[buf[from + i] as usize]);
                 assert_eq!(m, want.fold(0, |m, i| m | 1 << i), "mask16 {ctx}");
