@@ -739,19 +739,24 @@ fn ws_slow(b: &[u8], mut p: usize) -> usize {
 #[inline(always)]
 fn string_end(b: &[u8], p: usize) -> Res<usize> {
     let mut q = p + 1;
-    while let Some(mask) = simd::mask16(b, q) {
-        tick(1);
-        if mask != 0 {
-            let i = q + mask.trailing_zeros() as usize;
-            // SAFETY: `mask16` returned a mask, so `q + 16 <= b.len()`, and its
-            // bits only cover bytes `q..q + 16`: `i < q + 16 <= b.len()`.
-            if unsafe { *b.get_unchecked(i) } == b'"' {
-                return Ok(i + 1);
+    if simd::HAS_MASK16 && b.len() >= 16 {
+        let last = b.len() - 16; // one bound for the whole loop
+        while q <= last {
+            tick(1);
+            // SAFETY: `q <= b.len() - 16`.
+            let mask = unsafe { simd::mask16_unchecked(b, q) };
+            if mask != 0 {
+                let i = q + mask.trailing_zeros() as usize;
+                // SAFETY: the mask's bits cover bytes `q..q + 16` only, so
+                // `i < q + 16 <= b.len()`.
+                if unsafe { *b.get_unchecked(i) } == b'"' {
+                    return Ok(i + 1);
+                }
+                q = i;
+                break;
             }
-            q = i;
-            break;
+            q += 16;
         }
-        q += 16;
     }
     string_from(b, q).map(|(end, _)| end)
 }

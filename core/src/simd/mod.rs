@@ -12,4 +12,6 @@ pub(crate) mod scalar;
 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
 pub(crate) mod sse2;
 
-pub(crate) use runtime::{find_quote_or_backslash, find_special, mask16};
+pub(crate) use runtime::{
+    HAS_MASK16, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
+};

@@ -40,7 +40,10 @@ mod imp {
         }
     }
 
-    pub(crate) use super::super::sse2::{find_quote_or_backslash, mask16};
+    pub(crate) use super::super::sse2::{find_quote_or_backslash, mask16, mask16_unchecked};
+
+    /// Whether [`mask16_unchecked`] is a real SIMD step (it is, here).
+    pub(crate) const HAS_MASK16: bool = true;
 
     /// The name of the kernel in use, for benches and reports.
     pub(crate) fn backend() -> &'static str {
@@ -73,13 +76,31 @@ mod imp {
         None
     }
 
+    /// Whether [`mask16_unchecked`] is a real SIMD step: not in the scalar build,
+    /// whose callers skip it and take the general loop.
+    pub(crate) const HAS_MASK16: bool = false;
+
+    /// The special-byte bitmask of `bytes[from..from + 16]`, byte by byte (never
+    /// called on hot paths here: [`HAS_MASK16`] is `false`).
+    ///
+    /// # Safety
+    /// `from + 16 <= bytes.len()` (checked anyway: this build has no unsafe loads).
+    #[inline]
+    pub(crate) unsafe fn mask16_unchecked(bytes: &[u8], from: usize) -> u32 {
+        (0..16).fold(0, |m, i| {
+            m | (u32::from(super::super::scalar::SPECIAL[bytes[from + i] as usize]) << i)
+        })
+    }
+
     /// The name of the kernel in use, for benches and reports.
     pub(crate) fn backend() -> &'static str {
         "scalar"
     }
 }
 
-pub(crate) use imp::{backend, find_quote_or_backslash, find_special, mask16};
+pub(crate) use imp::{
+    HAS_MASK16, backend, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
+};
 
 #[cfg(test)]
 mod tests {

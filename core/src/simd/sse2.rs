@@ -79,8 +79,19 @@ pub(crate) fn mask16(bytes: &[u8], from: usize) -> Option<u32> {
     if from.checked_add(16)? > bytes.len() {
         return None;
     }
-    // SAFETY: `from + 16 <= bytes.len()` was just checked, so the unaligned 16-byte
-    // load stays inside `bytes`; SSE2 is part of the x86_64 baseline.
+    // SAFETY: `from + 16 <= bytes.len()` was just checked.
+    Some(unsafe { mask16_unchecked(bytes, from) })
+}
+
+/// [`mask16`] without the length check, for loops that bound `from` once.
+///
+/// # Safety
+/// `from + 16 <= bytes.len()`.
+#[inline(always)]
+pub(crate) unsafe fn mask16_unchecked(bytes: &[u8], from: usize) -> u32 {
+    debug_assert!(from + 16 <= bytes.len());
+    // SAFETY: the caller guarantees `from + 16 <= bytes.len()`, so the unaligned
+    // 16-byte load stays inside `bytes`; SSE2 is part of the x86_64 baseline.
     let mask = unsafe {
         let v = _mm_loadu_si128(bytes.as_ptr().add(from) as *const __m128i);
         let q = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
@@ -88,5 +99,5 @@ pub(crate) fn mask16(bytes: &[u8], from: usize) -> Option<u32> {
         let c = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
         _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, b), c))
     };
-    Some(mask as u32)
+    mask as u32
 }
