@@ -147,6 +147,10 @@ fn http(o: Options) -> ExitCode {
         }
     };
     runtime.block_on(async move {
+        // The signal handlers are installed now, before anyone can connect: a
+        // Ctrl-C right after the first answer must stop the server gracefully,
+        // not kill it by default action.
+        let shutdown = shutdown_signal();
         let listener = match tokio::net::TcpListener::bind(&o.listen).await {
             Ok(l) => l,
             Err(e) => {
@@ -186,7 +190,7 @@ fn http(o: Options) -> ExitCode {
             max_connections: o.max_connections,
             ..ServeConfig::default()
         };
-        let result = serve_with(listener, service, config, shutdown_signal()).await;
+        let result = serve_with(listener, service, config, shutdown).await;
         match result {
             Ok(()) => {
                 log::info(format_args!("stopped"));
@@ -200,25 +204,38 @@ fn http(o: Options) -> ExitCode {
     })
 }
 
-/// Ctrl-C (SIGINT), or SIGTERM on Unix.
-async fn shutdown_signal() {
+/// Ctrl-C (SIGINT), or SIGTERM on Unix. The handlers are installed when this is
+/// called (inside the runtime), not when the future is first polled.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return;
+        let int = signal(SignalKind::interrupt());
+        let term = signal(SignalKind::terminate());
+        async move {
+            match (int, term) {
+                (Ok(mut i), Ok(mut t)) => {
+                    tokio::select! {
+                        _ = i.recv() => {}
+                        _ = t.recv() => {}
+                    }
+                }
+                (Ok(mut i), Err(_)) => {
+                    i.recv().await;
+                }
+                (Err(_), Ok(mut t)) => {
+                    t.recv().await;
+                }
+                (Err(_), Err(_)) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
