@@ -29,8 +29,9 @@
 #
 # Environment: ROUNDS (interleaved rounds, default 5), BLOCKS (~2 ms blocks per
 # workload per round in the C++ and Go harnesses, default 150, as `count race`),
-# CALLGRIND (0 to skip instruction counts), NO_INSTALL=1 (skip apt-get), TSV (output,
-# default benches/results/external.tsv), CARGO_TARGET_DIR (honoured).
+# CALLGRIND (0 to skip instruction counts), INSTR_RUST_PEERS=1 (count the Rust peers'
+# instructions too, ~1 more minute; benches/callgrind.sh has them), NO_INSTALL=1 (skip
+# apt-get), TSV (output, default benches/results/external.tsv), CARGO_TARGET_DIR.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -267,20 +268,24 @@ if [[ $CALLGRIND == 1 ]]; then
     }
     counts() { # N1 N2 for a stack and workload: fewer for the slow stacks and batches
         case "$1:$2" in
-            switchboard_*:batch*) echo "200 2200" ;;
-            switchboard_*) echo "1000 11000" ;;
+            switchboard_*:batch* | serde_json:batch* | jsonrpsee*:batch* | jsonrpc_core:batch*) echo "200 2200" ;;
+            switchboard_*:* | serde_json:* | jsonrpsee*:* | jsonrpc_core:*) echo "1000 11000" ;;
             libjson-rpc-cpp:batch*) echo "50 550" ;;
             go_*) echo "500 2500" ;;
             *) echo "500 5500" ;;
         esac
     }
-    for s in "${timed[@]}"; do
+    counted=("${timed[@]}")
+    [[ ${INSTR_RUST_PEERS:-0} == 1 ]] && counted+=(serde_json jsonrpsee jsonrpsee_callback jsonrpc_core)
+    for s in "${counted[@]}"; do
         for w in $(timed_of "$s"); do
             read -r n1 n2 <<<"$(counts "$s" "$w")"
             a="" b=""
             for n in "$n1" "$n2"; do
                 if [[ $s == switchboard_rust ]]; then
                     v="$(ir "$work/cg.$s.$w.$n" "$count" switchboard "rpc_$w" "$n")" || v=""
+                elif [[ $s != switchboard_* && $s != libjson-rpc-cpp && $s != go_* ]]; then
+                    v="$(ir "$work/cg.$s.$w.$n" "$count" "$s" "rpc_$w" "$n")" || v=""
                 else
                     harness_cmd "$s"
                     v="$(ir "$work/cg.$s.$w.$n" "${cmd[@]}" count "$ref" "$w" "$n")" || v=""
