@@ -29,7 +29,8 @@
 #
 # Environment: ROUNDS (interleaved rounds, default 5), BLOCKS (~2 ms blocks per
 # workload per round in the C++ and Go harnesses, default 150, as `count race`),
-# CALLGRIND (0 to skip instruction counts), INSTR_RUST_PEERS=1 (count the Rust peers'
+# CHECK_ONLY=1 (install, build and check, then stop; exits 1 if a harness's answers
+# are wrong: a CI smoke test), CALLGRIND (0 to skip instruction counts), INSTR_RUST_PEERS=1 (count the Rust peers'
 # instructions too, ~1 more minute; benches/callgrind.sh has them), NO_INSTALL=1 (skip
 # apt-get), TSV (output, default benches/results/external.tsv), CARGO_TARGET_DIR.
 set -euo pipefail
@@ -205,6 +206,7 @@ note[jsonrpc_core]="Rust, jsonrpc-core IoHandler (benches count race)"
 
 echo "== checks: each answer against switchboard's (parsed JSON)"
 timed=(switchboard_rust)
+refused=()
 for s in "${stacks[@]:1}"; do
     echo "$s:"
     # shellcheck disable=SC2046
@@ -212,6 +214,7 @@ for s in "${stacks[@]:1}"; do
         timed+=("$s")
     else
         skip "$s" "refused: its answers are not switchboard's (see above)"
+        refused+=("$s")
     fi
 done
 batch_na="n/a: sourcegraph/jsonrpc2 0.1.0 has no batch support"
@@ -223,6 +226,12 @@ if [[ " ${timed[*]} " == *" go_jsonrpc2_conn "* ]]; then
     fi
     sed 's/^/  /' "$work/go-batch.log" | cut -c1-160
     batch_na+=": the array does not decode into its Request, and the Conn closes with a protocol error"
+fi
+
+if [[ ${CHECK_ONLY:-0} == 1 ]]; then
+    ((${#refused[@]} == 0)) || { echo "CHECK_ONLY=1: refused: ${refused[*]}" >&2; exit 1; }
+    echo "CHECK_ONLY=1: every harness that was built answers as switchboard does; nothing timed ($((SECONDS - start)) s)"
+    exit 0
 fi
 
 # ---- wall time: interleaved rounds --------------------------------------------------
