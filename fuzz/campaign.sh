@@ -27,8 +27,8 @@ for t in "${targets[@]}"; do
     -dict="$here/jsonrpc.dict" -max_total_time="$secs" -max_len=32768 \
     -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 > "$log" 2>&1 || rc=$?
   end=$(date +%s)
-  inited=$(grep -m1 -E '^#[0-9]+ +INITED' "$log" | grep -oE 'cov: [0-9]+ ft: [0-9]+' || echo '?')
-  done_=$(grep -E '^#[0-9]+ +DONE' "$log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || echo '?')
+  inited=$(grep -m1 -E '^#[0-9]+[[:space:]]+INITED' "$log" | grep -oE 'cov: [0-9]+ ft: [0-9]+' || echo '?')
+  done_=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || echo '?')
   execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
   rate=$(grep -oE 'stat::average_exec_per_sec: +[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
   files=$(ls "corpus/$t" | wc -l)
