@@ -248,15 +248,6 @@ fn begin<'a, const DEFER: bool>(
         // A huge response is not kept around for the small ones that follow.
         out.shrink_to(RETAINED_OUT);
     }
-    let mut one =
-        |item: Item<'a>, out: &mut Vec<u8>| match dispatch::<DEFER>(router, item, out, dropped) {
-            Dispatched::Wrote => true,
-            Dispatched::Silent => false,
-            Dispatched::Deferred(d) => {
-                deferred.push(d);
-                false
-            }
-        };
     match parser.parse(input) {
         Message::Batch(batch) => {
             out.push(b'[');
@@ -266,7 +257,7 @@ fn begin<'a, const DEFER: bool>(
                 if any {
                     out.push(b',');
                 }
-                if one(item, out) {
+                if one::<DEFER>(router, item, out, dropped, deferred) {
                     any = true;
                 } else {
                     out.truncate(mark);
@@ -279,20 +270,39 @@ fn begin<'a, const DEFER: bool>(
         }
         Message::Request(r) => Shape {
             batch: false,
-            wrote: one(Item::Request(r), out),
+            wrote: one::<DEFER>(router, Item::Request(r), out, dropped, deferred),
         },
         Message::Notification(n) => Shape {
             batch: false,
-            wrote: one(Item::Notification(n), out),
+            wrote: one::<DEFER>(router, Item::Notification(n), out, dropped, deferred),
         },
         Message::Response(r) => Shape {
             batch: false,
-            wrote: one(Item::Response(r), out),
+            wrote: one::<DEFER>(router, Item::Response(r), out, dropped, deferred),
         },
         Message::Error(e) => Shape {
             batch: false,
-            wrote: one(Item::Error(e), out),
+            wrote: one::<DEFER>(router, Item::Error(e), out, dropped, deferred),
         },
+    }
+}
+
+/// Dispatches one item; whether it wrote a response (a deferred call did not).
+#[inline(always)]
+fn one<'a, const DEFER: bool>(
+    router: &Router,
+    item: Item<'a>,
+    out: &mut Vec<u8>,
+    dropped: &mut u64,
+    deferred: &mut Vec<Deferred<'a>>,
+) -> bool {
+    match dispatch::<DEFER>(router, item, out, dropped) {
+        Dispatched::Wrote => true,
+        Dispatched::Silent => false,
+        Dispatched::Deferred(d) => {
+            deferred.push(d);
+            false
+        }
     }
 }
 
@@ -494,12 +504,16 @@ fn call_into<const DEFER: bool>(
             Ok(())
         }
     };
-    write_failure(out, start, outcome);
+    if outcome.is_err() {
+        write_failure(out, start, outcome);
+    }
     None
 }
 
 /// On failure, replaces what was appended since `start` with the error member:
 /// the handler's error, or (`None`) the one for a panicking handler.
+#[cold]
+#[inline(never)]
 fn write_failure(out: &mut Vec<u8>, start: usize, outcome: Result<(), Option<RpcError>>) {
     match outcome {
         Ok(()) => {}
