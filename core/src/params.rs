@@ -53,11 +53,13 @@ impl<'a> RawValue<'a> {
     }
 
     /// The value's exact bytes as received.
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
         self.bytes
     }
 
     /// The value's exact text as received (validated JSON is always UTF-8).
+    #[inline]
     pub fn as_str(&self) -> &'a str {
         // Validated JSON is UTF-8: the scanner checks every string byte and all
         // other bytes are ASCII; fall back to "" rather than trusting that blindly.
@@ -65,6 +67,7 @@ impl<'a> RawValue<'a> {
     }
 
     /// What kind of value this is.
+    #[inline]
     pub fn kind(&self) -> Kind {
         match self.bytes[0] {
             b'n' => Kind::Null,
@@ -77,11 +80,13 @@ impl<'a> RawValue<'a> {
     }
 
     /// `true` for `null`.
+    #[inline]
     pub fn is_null(&self) -> bool {
         self.bytes == b"null"
     }
 
     /// The boolean, if this is `true` or `false`.
+    #[inline]
     pub fn as_bool(&self) -> Option<bool> {
         match self.bytes {
             b"true" => Some(true),
@@ -91,6 +96,7 @@ impl<'a> RawValue<'a> {
     }
 
     /// The number as `i64`, if it is an integer token that fits (no fraction, no exponent).
+    #[inline]
     pub fn as_i64(&self) -> Option<i64> {
         let (neg, digits) = match self.bytes.split_first() {
             Some((b'-', rest)) => (true, rest),
@@ -106,6 +112,7 @@ impl<'a> RawValue<'a> {
     }
 
     /// The number as `u64`, if it is a non-negative integer token that fits.
+    #[inline]
     pub fn as_u64(&self) -> Option<u64> {
         parse_digits(self.bytes)
     }
@@ -120,12 +127,14 @@ impl<'a> RawValue<'a> {
     }
 
     /// The string's body between its quotes, still escaped; `None` for non-strings.
+    #[inline]
     pub fn as_raw_str(&self) -> Option<&'a [u8]> {
         (self.kind() == Kind::String).then(|| &self.bytes[1..self.bytes.len() - 1])
     }
 
     /// The string's value without escapes, if it has none (no allocation);
     /// `None` for non-strings and for strings with escapes (use [`RawValue::parse`]).
+    #[inline]
     pub fn as_plain_str(&self) -> Option<&'a str> {
         let raw = self.as_raw_str()?;
         // One pass over the bytes: the scan already validated the string, so the
@@ -142,12 +151,14 @@ impl<'a> RawValue<'a> {
     }
 
     /// Whether this is a string whose unescaped value equals `s`.
+    #[inline]
     pub fn str_eq(&self, s: &str) -> bool {
         self.as_raw_str()
             .is_some_and(|raw| unescape::escaped_eq(raw, s.as_bytes()))
     }
 
     /// The elements, if this is an array.
+    #[inline]
     pub fn array_iter(&self) -> Option<Elements<'a>> {
         (self.kind() == Kind::Array).then_some(Elements {
             b: self.bytes,
@@ -156,6 +167,7 @@ impl<'a> RawValue<'a> {
     }
 
     /// The members, if this is an object.
+    #[inline]
     pub fn object_iter(&self) -> Option<Members<'a>> {
         (self.kind() == Kind::Object).then_some(Members {
             b: self.bytes,
@@ -215,31 +227,37 @@ impl<'a> Params<'a> {
     }
 
     /// The params as a raw value.
+    #[inline]
     pub fn raw(&self) -> RawValue<'a> {
         self.raw
     }
 
     /// The exact bytes as received.
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
         self.raw.bytes
     }
 
     /// The exact text as received.
+    #[inline]
     pub fn as_str(&self) -> &'a str {
         self.raw.as_str()
     }
 
     /// Positional params (`[...]`).
+    #[inline]
     pub fn is_array(&self) -> bool {
         self.raw.bytes[0] == b'['
     }
 
     /// Named params (`{...}`).
+    #[inline]
     pub fn is_object(&self) -> bool {
         self.raw.bytes[0] == b'{'
     }
 
     /// The positional elements (empty for named params).
+    #[inline]
     pub fn iter(&self) -> Elements<'a> {
         Elements {
             b: self.raw.bytes,
@@ -252,6 +270,7 @@ impl<'a> Params<'a> {
     }
 
     /// The named members (empty for positional params).
+    #[inline]
     pub fn members(&self) -> Members<'a> {
         Members {
             b: self.raw.bytes,
@@ -264,11 +283,13 @@ impl<'a> Params<'a> {
     }
 
     /// The `i`-th positional element.
+    #[inline]
     pub fn index(&self, i: usize) -> Option<RawValue<'a>> {
         self.iter().nth(i)
     }
 
     /// The first named member called `name` (compared after unescaping).
+    #[inline]
     pub fn get(&self, name: &str) -> Option<RawValue<'a>> {
         self.members().find(|(k, _)| k.eq_str(name)).map(|(_, v)| v)
     }
@@ -294,11 +315,13 @@ pub struct Key<'a> {
 
 impl<'a> Key<'a> {
     /// The name's bytes between the quotes, still escaped.
+    #[inline]
     pub fn raw(&self) -> &'a [u8] {
         self.inner
     }
 
     /// Whether the name equals `name` after unescaping.
+    #[inline]
     pub fn eq_str(&self, name: &str) -> bool {
         if self.inner.contains(&b'\\') {
             unescape::escaped_eq(self.inner, name.as_bytes())
@@ -339,6 +362,7 @@ pub struct Elements<'a> {
 impl<'a> Iterator for Elements<'a> {
     type Item = RawValue<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<RawValue<'a>> {
         let start = skip_ws(self.b, self.pos);
         match self.b.get(start) {
@@ -365,6 +389,7 @@ pub struct Members<'a> {
 impl<'a> Iterator for Members<'a> {
     type Item = (Key<'a>, RawValue<'a>);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let ks = skip_ws(self.b, self.pos);
         if self.b.get(ks) != Some(&b'"') {
@@ -391,6 +416,18 @@ impl<'a> Iterator for Members<'a> {
 fn parse_digits(digits: &[u8]) -> Option<u64> {
     if digits.is_empty() || digits.len() > 20 {
         return None;
+    }
+    if digits.len() < 20 {
+        // At most 19 digits: below 10^19 < 2^64, no overflow to check.
+        let mut v: u64 = 0;
+        for &c in digits {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            v = v * 10 + u64::from(d);
+        }
+        return Some(v);
     }
     let mut v: u64 = 0;
     for &c in digits {

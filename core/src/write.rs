@@ -90,6 +90,7 @@ static DIGITS: [u8; 200] = {
 };
 
 /// Appends `v` in decimal.
+#[inline]
 pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
     let mut buf = [0u8; 20]; // u64::MAX has 20 digits
     let start = format_u64(&mut buf, v);
@@ -97,6 +98,7 @@ pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
 }
 
 /// Appends `v` in decimal, with a leading `-` if negative.
+#[inline]
 pub(crate) fn write_i64(out: &mut Vec<u8>, v: i64) {
     let mut buf = [0u8; 20];
     let mut start = format_u64(&mut buf, v.unsigned_abs());
@@ -172,11 +174,13 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) -> Result<(), NonFinite> {
 }
 
 /// Appends `true` or `false`.
+#[inline]
 pub(crate) fn write_bool(out: &mut Vec<u8>, v: bool) {
     out.extend_from_slice(if v { b"true" } else { b"false" });
 }
 
 /// Appends `null`.
+#[inline]
 pub(crate) fn write_null(out: &mut Vec<u8>) {
     out.extend_from_slice(b"null");
 }

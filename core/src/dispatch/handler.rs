@@ -20,21 +20,25 @@ pub struct Call<'a> {
 
 impl<'a> Call<'a> {
     /// The method name.
+    #[inline]
     pub fn method(&self) -> Method<'a> {
         self.method
     }
 
     /// The id (raw bytes), or `None` for a notification.
+    #[inline]
     pub fn id(&self) -> Option<Id<'a>> {
         self.id
     }
 
     /// The params; `None` when absent or `null`.
+    #[inline]
     pub fn params(&self) -> Option<Params<'a>> {
         self.params
     }
 
     /// Whether this call is a notification (its answer is discarded).
+    #[inline]
     pub fn is_notification(&self) -> bool {
         self.id.is_none()
     }
@@ -110,16 +114,19 @@ impl RpcError {
     }
 
     /// The error code.
+    #[inline]
     pub fn code(&self) -> i32 {
         self.code
     }
 
     /// The message.
+    #[inline]
     pub fn message(&self) -> &str {
         &self.message
     }
 
     /// The `data` member as JSON text, if any.
+    #[inline]
     pub fn data_json(&self) -> Option<&str> {
         self.data.as_deref()
     }
@@ -180,6 +187,7 @@ pub struct ResultWriter<'o> {
 }
 
 impl ResultWriter<'_> {
+    #[inline]
     fn begin(&mut self) -> Result<(), RpcError> {
         if self.written {
             return Err(RpcError::internal("the handler wrote two results"));
@@ -189,6 +197,7 @@ impl ResultWriter<'_> {
     }
 
     /// Whether a result has been written.
+    #[inline]
     pub fn is_written(&self) -> bool {
         self.written
     }
@@ -211,6 +220,7 @@ impl ResultWriter<'_> {
     }
 
     /// Writes `null`.
+    #[inline]
     pub fn null(&mut self) -> Result<(), RpcError> {
         self.begin()?;
         write::write_null(self.out);
@@ -218,6 +228,7 @@ impl ResultWriter<'_> {
     }
 
     /// Writes `true` or `false`.
+    #[inline]
     pub fn bool(&mut self, v: bool) -> Result<(), RpcError> {
         self.begin()?;
         write::write_bool(self.out, v);
@@ -225,6 +236,7 @@ impl ResultWriter<'_> {
     }
 
     /// Writes an integer.
+    #[inline]
     pub fn i64(&mut self, v: i64) -> Result<(), RpcError> {
         self.begin()?;
         write::write_i64(self.out, v);
@@ -232,6 +244,7 @@ impl ResultWriter<'_> {
     }
 
     /// Writes an unsigned integer.
+    #[inline]
     pub fn u64(&mut self, v: u64) -> Result<(), RpcError> {
         self.begin()?;
         write::write_u64(self.out, v);
@@ -250,6 +263,7 @@ impl ResultWriter<'_> {
     }
 
     /// Writes a string, escaped.
+    #[inline]
     pub fn str(&mut self, v: &str) -> Result<(), RpcError> {
         self.begin()?;
         write::write_str_escaped(self.out, v);
