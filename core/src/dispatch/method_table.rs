@@ -215,20 +215,6 @@ enum Failure {
 impl Perfect {
     #[inline(always)]
     fn get(&self, name: &[u8]) -> Option<u32> {
-        if name.len() <= 32 {
-            // Nearly every method name: the words read once serve the hash and the
-            // key comparison (they determine a name of known length: see `words`).
-            let w = words(name);
-            let h = hash_words(&w, name.len(), &self.keys_seed);
-            let pilot = self.pilots[(h >> self.bucket_shift) as usize];
-            let e = self.slots[(h.wrapping_mul(pilot) >> self.slot_shift) as usize];
-            if e.len as usize != name.len() {
-                return None;
-            }
-            let start = e.start as usize;
-            let key = self.names.get(start..start + name.len())?;
-            return (words(key) == w).then_some(e.value);
-        }
         let h = hash(name, &self.keys_seed);
         let pilot = self.pilots[(h >> self.bucket_shift) as usize];
         let e = self.slots[(h.wrapping_mul(pilot) >> self.slot_shift) as usize];
@@ -383,39 +369,6 @@ fn r4(b: &[u8], i: usize) -> u64 {
     u64::from(u32::from_le_bytes(w))
 }
 
-/// The words a name of at most 32 bytes is hashed from: overlapping reads that,
-/// with the length, determine every byte (1-3 bytes: first, middle and last cover
-/// them all; 4-7: two 4-byte reads; 8-16: two 8-byte reads; 17-32: four).
-#[inline(always)]
-fn words(b: &[u8]) -> [u64; 4] {
-    let len = b.len();
-    debug_assert!(len <= 32);
-    if len > 16 {
-        [r8(b, 0), r8(b, 8), r8(b, len - 16), r8(b, len - 8)]
-    } else if len >= 8 {
-        [r8(b, 0), r8(b, len - 8), 0, 0]
-    } else if len >= 4 {
-        [r4(b, 0), r4(b, len - 4), 0, 0]
-    } else if len > 0 {
-        let x = u64::from(b[0]) << 16 | u64::from(b[len / 2]) << 8 | u64::from(b[len - 1]);
-        [x, 0, 0, 0]
-    } else {
-        [0; 4]
-    }
-}
-
-/// [`hash`] of a name of `len <= 32` bytes from its [`words`] (the same value).
-#[inline(always)]
-fn hash_words(w: &[u64; 4], len: usize, k: &[u64; 4]) -> u64 {
-    let with_len = k[1].wrapping_add(len as u64);
-    let h = fold_mul(w[0] ^ k[0], w[1] ^ with_len);
-    if len > 16 {
-        h ^ fold_mul(w[2] ^ k[2], w[3] ^ k[3])
-    } else {
-        h
-    }
-}
-
 /// A seeded 64-bit hash of all of `b` (foldhash/wyhash-style folded multiplies).
 ///
 /// Overlapping reads cover every byte, and the length is mixed in, so the inputs to
@@ -491,27 +444,6 @@ mod tests {
         }
         fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
             xs[self.below(xs.len())]
-        }
-    }
-
-    /// The short-name lookup path (`words` + `hash_words`) hashes exactly as `hash`
-    /// does, and its words tell apart any two names of one length: names that
-    /// differ in one byte at any position, for every length up to 32.
-    #[test]
-    fn words_hash_like_hash_and_determine_the_name() {
-        let mut r = Rng(7);
-        let k = seeds(BASE_SEED);
-        for len in 0..=32usize {
-            for _ in 0..50 {
-                let name: Vec<u8> = (0..len).map(|_| r.next() as u8).collect();
-                let w = words(&name);
-                assert_eq!(hash_words(&w, len, &k), hash(&name, &k), "len {len}");
-                for pos in 0..len {
-                    let mut other = name.clone();
-                    other[pos] ^= 1 << r.below(8);
-                    assert_ne!(words(&other), w, "len {len} pos {pos}");
-                }
-            }
         }
     }
 
