@@ -268,22 +268,27 @@ fn begin<'a, const DEFER: bool>(
                 wrote: any,
             }
         }
-        Message::Request(r) => Shape {
-            batch: false,
-            wrote: one::<DEFER>(router, Item::Request(r), out, dropped, deferred),
-        },
-        Message::Notification(n) => Shape {
-            batch: false,
-            wrote: one::<DEFER>(router, Item::Notification(n), out, dropped, deferred),
-        },
-        Message::Response(r) => Shape {
-            batch: false,
-            wrote: one::<DEFER>(router, Item::Response(r), out, dropped, deferred),
-        },
-        Message::Error(e) => Shape {
-            batch: false,
-            wrote: one::<DEFER>(router, Item::Error(e), out, dropped, deferred),
-        },
+        Message::Request(r) => single::<DEFER>(router, Item::Request(r), out, dropped, deferred),
+        Message::Notification(n) => {
+            single::<DEFER>(router, Item::Notification(n), out, dropped, deferred)
+        }
+        Message::Response(r) => single::<DEFER>(router, Item::Response(r), out, dropped, deferred),
+        Message::Error(e) => single::<DEFER>(router, Item::Error(e), out, dropped, deferred),
+    }
+}
+
+/// The shape of a message that is one item.
+#[inline(always)]
+fn single<'a, const DEFER: bool>(
+    router: &Router,
+    item: Item<'a>,
+    out: &mut Vec<u8>,
+    dropped: &mut u64,
+    deferred: &mut Vec<Deferred<'a>>,
+) -> Shape {
+    Shape {
+        batch: false,
+        wrote: one::<DEFER>(router, item, out, dropped, deferred),
     }
 }
 

@@ -661,16 +661,7 @@ impl<'a, 's> Scanner<'a, 's> {
                             _ => p = scalar_end(b, p)?,
                         }
                     }
-                    Some(b']') if in_array => {
-                        p += 1;
-                        depth -= 1;
-                        if depth < base {
-                            self.pos = p;
-                            return Ok(());
-                        }
-                        in_array = self.level_is_array(depth);
-                    }
-                    Some(b'}') if !in_array => {
+                    Some(&c) if c == if in_array { b']' } else { b'}' } => {
                         p += 1;
                         depth -= 1;
                         if depth < base {

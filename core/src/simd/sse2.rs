@@ -7,40 +7,19 @@ use core::arch::x86_64::{
 
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
 #[inline]
-pub(crate) fn find_special(bytes: &[u8], mut from: usize) -> usize {
-    let len = bytes.len();
-    while let Some(mask) = mask16(bytes, from) {
-        if mask != 0 {
-            return from + mask.trailing_zeros() as usize;
-        }
-        from += 16;
-    }
-    if from >= len {
-        return len;
-    }
-    if len >= 16 {
-        // The last 1 to 15 bytes: one load of the buffer's final 16 bytes, with
-        // the bits of the bytes before `from` (checked already, or not ours to
-        // check) shifted out.
-        let base = len - 16;
-        let mask = mask16(bytes, base).unwrap_or(0) >> (from - base);
-        return if mask != 0 {
-            from + mask.trailing_zeros() as usize
-        } else {
-            len
-        };
-    }
-    super::scalar::find_special(bytes, from)
+pub(crate) fn find_special(bytes: &[u8], from: usize) -> usize {
+    // SAFETY: `find_with` calls the closure only with `at + 16 <= bytes.len()`.
+    find_with(bytes, from, |at| unsafe { mask16_unchecked(bytes, at) })
+        .unwrap_or_else(|| super::scalar::find_special(bytes, from))
 }
 
 /// Index of the first `"` or `\\` in `bytes[from..]`, or `bytes.len()`: skips a
 /// string the scanner already validated (only its end matters).
 #[inline]
-pub(crate) fn find_quote_or_backslash(bytes: &[u8], mut from: usize) -> usize {
-    let len = bytes.len();
+pub(crate) fn find_quote_or_backslash(bytes: &[u8], from: usize) -> usize {
     let mask_at = |at: usize| -> u32 {
-        debug_assert!(at + 16 <= len);
-        // SAFETY: every caller below checks `at + 16 <= bytes.len()`, so the
+        debug_assert!(at + 16 <= bytes.len());
+        // SAFETY: `find_with` calls this only with `at + 16 <= bytes.len()`, so the
         // unaligned 16-byte load stays inside `bytes`; SSE2 is x86_64 baseline.
         unsafe {
             let v = _mm_loadu_si128(bytes.as_ptr().add(at) as *const __m128i);
@@ -49,27 +28,37 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8], mut from: usize) -> usize {
             _mm_movemask_epi8(_mm_or_si128(q, b)) as u32
         }
     };
+    find_with(bytes, from, mask_at)
+        .unwrap_or_else(|| super::scalar::find_quote_or_backslash(bytes, from))
+}
+
+/// The first byte from `from` that `mask_at` flags, in 16-byte steps, the last 1
+/// to 15 bytes in one load of the buffer's final 16 (earlier bits dropped).
+/// `mask_at(at)` is only called with `at + 16 <= bytes.len()`. `None` when the
+/// buffer is shorter than 16 bytes (the caller's scalar kernel takes it).
+#[inline(always)]
+fn find_with(bytes: &[u8], mut from: usize, mask_at: impl Fn(usize) -> u32) -> Option<usize> {
+    let len = bytes.len();
     while from + 16 <= len {
         let mask = mask_at(from);
         if mask != 0 {
-            return from + mask.trailing_zeros() as usize;
+            return Some(from + mask.trailing_zeros() as usize);
         }
         from += 16;
     }
     if from >= len {
-        return len;
+        return Some(len);
     }
-    if len >= 16 {
-        // The last 1 to 15 bytes: one load of the final 16, earlier bits dropped.
-        let base = len - 16;
-        let mask = mask_at(base) >> (from - base);
-        return if mask != 0 {
-            from + mask.trailing_zeros() as usize
-        } else {
-            len
-        };
+    if len < 16 {
+        return None;
     }
-    super::scalar::find_quote_or_backslash(bytes, from)
+    let base = len - 16;
+    let mask = mask_at(base) >> (from - base);
+    Some(if mask != 0 {
+        from + mask.trailing_zeros() as usize
+    } else {
+        len
+    })
 }
 
 /// The special-byte bitmask of `bytes[from..from + 16]` (bit i = byte `from + i`),
