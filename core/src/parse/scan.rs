@@ -635,12 +635,12 @@ impl<'a, 's> Scanner<'a, 's> {
                 if !in_array {
                     p = key_end(b, p)?;
                 }
-                match b.get(p) {
-                    Some(b'{' | b'[') => {
+                match value_end(b, p)? {
+                    Some(end) => p = end,
+                    None => {
                         depth += 1;
                         continue 'open;
                     }
-                    _ => p = scalar_end(b, p)?,
                 }
             }
             // Right after a value of the container at `depth`.
@@ -653,12 +653,12 @@ impl<'a, 's> Scanner<'a, 's> {
                         if !in_array {
                             p = key_end(b, p)?;
                         }
-                        match b.get(p) {
-                            Some(b'{' | b'[') => {
+                        match value_end(b, p)? {
+                            Some(end) => p = end,
+                            None => {
                                 depth += 1;
                                 continue 'open;
                             }
-                            _ => p = scalar_end(b, p)?,
                         }
                     }
                     Some(&c) if c == if in_array { b']' } else { b'}' } => {
@@ -801,7 +801,18 @@ fn key_end(b: &[u8], p: usize) -> Res<usize> {
 /// The end of the string, number or literal at `p` (anything else is an error).
 #[inline(always)]
 fn scalar_end(b: &[u8], p: usize) -> Res<usize> {
-    match b.get(p) {
+    match value_end(b, p)? {
+        Some(end) => Ok(end),
+        None => Err(unexpected(b, p)),
+    }
+}
+
+/// The end of the string, number or literal at `p`, or `None` when an array or
+/// object opens there (one dispatch on the first byte for both).
+#[inline(always)]
+fn value_end(b: &[u8], p: usize) -> Res<Option<usize>> {
+    let end = match b.get(p) {
+        Some(b'{' | b'[') => return Ok(None),
         Some(b'"') => string_end(b, p),
         Some(b'1'..=b'9') => {
             // Short positive integers that end at a delimiter stay inline;
@@ -822,7 +833,8 @@ fn scalar_end(b: &[u8], p: usize) -> Res<usize> {
         Some(b'f') => literal(b, p, b"false"),
         Some(b'n') => literal(b, p, b"null"),
         _ => Err(unexpected(b, p)),
-    }
+    };
+    end.map(Some)
 }
 
 fn literal(b: &[u8], p: usize, lit: &[u8]) -> Res<usize> {
