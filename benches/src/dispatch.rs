@@ -113,9 +113,16 @@ pub fn batch_of_subtract(n: usize) -> Vec<u8> {
 }
 
 /// The dispatch workload called `name`, with switchboard's response as expected:
-/// one of [`RPC_WORKLOAD_NAMES`] or a corpus file (`eth_getBalance.json`, read from
-/// the corpus folder; `None` if it cannot be read).
+/// one of [`RPC_WORKLOAD_NAMES`], a corpus file (`eth_getBalance.json`, read from
+/// the corpus folder; `None` if it cannot be read), or `rpc_batch_<n>` (a batch of
+/// `n` `eth_getBalance` calls, 1 to 1000, for the scaling curves).
 pub fn rpc_workload(name: &str) -> Option<RpcWorkload> {
+    if let Some(n) = name.strip_prefix("rpc_batch_") {
+        // Scaling: a batch of `n` eth_getBalance calls (n within the batch limit).
+        let n: usize = n.parse().ok().filter(|n| (1..=1000).contains(n))?;
+        let bytes = payloads::batch_of_eth_get_balance(n);
+        return Some(rpc_workload_of(Box::leak(name.into()), bytes));
+    }
     if name.ends_with(".json") {
         let bytes = corpus::load(name).ok()?;
         // A harness names a handful of workloads once per run: leaking the name

@@ -187,10 +187,25 @@ pub fn corpus_workload(name: &str) -> Result<Workload, String> {
 }
 
 /// The workload called `name`, if any (only that one's bytes are generated); a
-/// corpus name (`parse:FILE.json`) reads the file.
+/// corpus name (`parse:FILE.json`) reads the file; `parse_params_<n>` is a
+/// `tools/call` request with about `n` bytes of string-heavy params (the scaling
+/// curves).
 pub fn workload(name: &str) -> Option<Workload> {
     if name.starts_with(corpus::PARSE_PREFIX) {
         return corpus_workload(name).ok();
+    }
+    if let Some(n) = name.strip_prefix("parse_params_") {
+        // Scaling: a `tools/call` request whose params are about `n` bytes of text.
+        let n: usize = n
+            .parse()
+            .ok()
+            .filter(|n| (1..=(8 << 20) - 1024).contains(n))?;
+        let bytes = payloads::request("tools/call", &payloads::text_params(n), "1");
+        return Some(Workload {
+            name: Box::leak(name.into()),
+            bytes,
+            expect: Expect::Call("tools/call"),
+        });
     }
     let (name, bytes, expect) = match name {
         "eth_getBalance" => (

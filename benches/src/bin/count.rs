@@ -629,7 +629,28 @@ fn list() {
         println!("workload {f} {len} bytes");
         println!("workload {}{f} {len} bytes", corpus::PARSE_PREFIX);
     }
+    for name in SCALING {
+        let len = rpc_workload(name)
+            .map(|w| w.bytes.len())
+            .or_else(|| workload(name).map(|w| w.bytes.len()))
+            .unwrap_or(0);
+        println!("workload {name} {len} bytes");
+    }
 }
+
+/// The scaling workloads (`count list` shows them; any `rpc_batch_<n>` with n in
+/// 1..=1000 and `parse_params_<n>` runs).
+const SCALING: [&str; 9] = [
+    "rpc_batch_1",
+    "rpc_batch_10",
+    "rpc_batch_100",
+    "rpc_batch_1000",
+    "parse_params_100",
+    "parse_params_1000",
+    "parse_params_10000",
+    "parse_params_100000",
+    "parse_params_1000000",
+];
 
 /// `count <stack> <workload> <n>`: `Ok(Ok(ok))` after the run, `Ok(Err(reason))`
 /// when the stack is n/a on the workload, `Err` on a usage error.
