@@ -29,6 +29,10 @@
 //! cargo run --release -p switchboard-benches --bin count -- race rpc_eth_getBalance lookup_1000
 //! cargo run --release -p switchboard-benches --bin allocs
 //! WORKLOADS="rpc_eth_getBalance rpc_subtract lookup_1000" benches/callgrind.sh
+//! cargo run --release -p switchboard-benches --bin count -- check     # the corpus, every stack
+//! cargo run --release -p switchboard-benches --bin count -- race corpus parse:corpus
+//! bash benches/report.sh       # everything, into benches/results/REPORT.md
+//! bash benches/guard.sh        # switchboard's instruction counts vs the baseline
 //! ```
 
 use std::borrow::Cow;

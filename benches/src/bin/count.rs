@@ -36,7 +36,9 @@
 //!
 //! `threads` runs switchboard on one workload with one router shared by 1 and then 2
 //! threads (each with its own session), interleaved in ~50 ms rounds, and reports
-//! messages per second in total: how throughput scales with cores.
+//! messages per second in total: how throughput scales with cores. A control runs the
+//! same threads with nothing shared (a private parser each), to tell a busy machine
+//! from contention.
 //!
 //! Allocations per message are counted by the separate `allocs` binary, so that
 //! the counting allocator does not add to the instruction counts here.
@@ -547,9 +549,11 @@ fn check(o: &Opts) -> Result<(), String> {
 }
 
 /// `count threads`: switchboard on one workload (default `eth_getBalance.json`), one
-/// router shared by 1 and by 2 threads, each thread with its own session; rounds of
-/// ~50 ms alternate between the two. Prints each one's best and median total
-/// messages per second.
+/// router shared by 1 and by 2 threads, each thread with its own session; and, as a
+/// control, the same threads each classifying the message with a private parser
+/// (nothing shared at all): if the control does not scale either, the machine has no
+/// free core, and the shared router is not to blame. Rounds of ~50 ms alternate between
+/// all four; prints each one's best and median total messages per second.
 fn threads(o: &Opts) -> Result<(), String> {
     let name = o
         .names
@@ -558,54 +562,77 @@ fn threads(o: &Opts) -> Result<(), String> {
     let w = rpc_workload(name).ok_or(format!("unknown workload {name}"))?;
     let router = dispatch::router();
     let expected = dispatch::check(&mut dispatch::Switchboard::on(router.clone()), &w)?;
+    let expect = Expect::of(&w.bytes)?;
     let w = Arc::new((w, expected));
-    // Messages per ~50 ms block for one thread.
-    let k = {
-        let mut s = dispatch::Switchboard::on(router.clone());
-        let start = Instant::now();
-        for _ in 0..1000 {
-            black_box(s.handle(black_box(&w.0.bytes)));
+    // One thread's job: `k` messages, either through a session on the shared router or
+    // through a private parser.
+    let job = |shared: bool, k: u64| {
+        let (router, w) = (router.clone(), w.clone());
+        move || {
+            if shared {
+                let mut s = dispatch::Switchboard::on(router);
+                for _ in 0..k {
+                    let ok = s.handle(black_box(&w.0.bytes)) == w.1.as_deref();
+                    assert!(ok, "switchboard is wrong on {}", w.0.name);
+                }
+            } else {
+                let mut p = Switchboard::default();
+                for _ in 0..k {
+                    assert!(
+                        p.run(black_box(&w.0.bytes), expect),
+                        "wrong on {}",
+                        w.0.name
+                    );
+                }
+            }
         }
+    };
+    // Messages per ~50 ms block for one thread.
+    let calibrate = |shared: bool| {
+        let start = Instant::now();
+        job(shared, 1000)();
         let per = start.elapsed().as_nanos().max(1) as u64 / 1000;
         (50_000_000 / per.max(1)).max(1)
     };
-    let run = |n_threads: usize| -> f64 {
+    let ks = [calibrate(true), calibrate(false)];
+    let run = |shared: bool, n_threads: usize| -> f64 {
+        let k = ks[usize::from(!shared)];
         let start = Instant::now();
         std::thread::scope(|scope| {
             for _ in 0..n_threads {
-                let (router, w) = (router.clone(), w.clone());
-                scope.spawn(move || {
-                    let mut s = dispatch::Switchboard::on(router);
-                    for _ in 0..k {
-                        let ok = s.handle(black_box(&w.0.bytes)) == w.1.as_deref();
-                        assert!(ok, "switchboard is wrong on {}", w.0.name);
-                    }
-                });
+                scope.spawn(job(shared, k));
             }
         });
         (k as usize * n_threads) as f64 / start.elapsed().as_secs_f64()
     };
+    let setups = [
+        ("shared_router", true, 1),
+        ("shared_router", true, 2),
+        ("control_private_parser", false, 1),
+        ("control_private_parser", false, 2),
+    ];
     let rounds = (o.rounds / 5).max(3);
-    let mut samples = [Vec::new(), Vec::new()];
+    let mut samples = vec![Vec::new(); setups.len()];
     for _ in 0..rounds {
-        samples[0].push(run(1));
-        samples[1].push(run(2));
+        for (i, &(_, shared, n)) in setups.iter().enumerate() {
+            samples[i].push(run(shared, n));
+        }
     }
     if o.tsv {
-        println!("workload\tthreads\tbest_msgs_per_s\tmedian_msgs_per_s\trounds");
+        println!("workload\tsetup\tthreads\tbest_msgs_per_s\tmedian_msgs_per_s\trounds");
     } else {
         println!(
-            "{:<30} {:>7} {:>14} {:>14}   (messages per second, all threads together)",
-            "workload", "threads", "best", "median"
+            "{:<24} {:<24} {:>7} {:>14} {:>14}   (messages per second, all threads together)",
+            "workload", "setup", "threads", "best", "median"
         );
     }
-    for (i, s) in samples.iter_mut().enumerate() {
+    for ((setup, _, n), s) in setups.iter().zip(&mut samples) {
         s.sort_by(f64::total_cmp);
         let (best, med) = (s[s.len() - 1], s[s.len() / 2]);
         if o.tsv {
-            println!("{name}\t{}\t{best:.0}\t{med:.0}\t{rounds}", i + 1);
+            println!("{name}\t{setup}\t{n}\t{best:.0}\t{med:.0}\t{rounds}");
         } else {
-            println!("{name:<30} {:>7} {best:>14.0} {med:>14.0}", i + 1);
+            println!("{name:<24} {setup:<24} {n:>7} {best:>14.0} {med:>14.0}");
         }
     }
     Ok(())
