@@ -1,14 +1,23 @@
 //! Generates the `phf` maps of the lookup benches (one per set size) from the same
 //! names as the other tables, with `phf_codegen`: what a user of `phf` gets at
-//! compile time.
+//! compile time. Nothing to do without the `peers` feature (no lookup benches then).
 
+#[cfg(feature = "peers")]
 use std::fmt::Write as _;
+#[cfg(feature = "peers")]
 use std::path::PathBuf;
 
+#[cfg(feature = "peers")]
 #[path = "src/names.rs"]
 #[allow(dead_code)]
 mod names;
 
+#[cfg(not(feature = "peers"))]
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+}
+
+#[cfg(feature = "peers")]
 fn main() {
     println!("cargo::rerun-if-changed=src/names.rs");
     println!("cargo::rerun-if-changed=build.rs");

@@ -13,11 +13,18 @@
 #       # (hand-written server) and jsonrpsee_callback's
 #   WORKLOADS="lookup_10 lookup_1000" benches/callgrind.sh
 #       # one method lookup (20-byte name among N), per table
+#   WORKLOADS="corpus parse:corpus" benches/callgrind.sh
+#       # every corpus file (benches/corpus/), request to response and classify only;
+#       # single files as WORKLOADS="eth_getBalance.json parse:params_4k.json"
+#   TSV=out.tsv WORKLOADS=corpus benches/callgrind.sh
+#       # also append "family workload bytes stack instr note" rows to out.tsv
 #   benches/callgrind.sh profile switchboard eth_getBalance
 #       # instructions per message by source line (exclusive) of one
 #       # stack on one workload, to find where the instructions go.
 #
-# Honours CARGO_TARGET_DIR (default: the workspace's target/). Needs valgrind.
+# A stack whose answer to a message differs from switchboard's is not counted: its row
+# says n/a and why (`count` exits 3 for it). Honours CARGO_TARGET_DIR (default: the
+# workspace's target/). Needs valgrind.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -30,16 +37,35 @@ bin="$target/release/count"
 out="$(mktemp -d "${TMPDIR:-/tmp}/switchboard-callgrind.XXXXXX")"
 trap 'rm -rf "$out"' EXIT
 
-# Total instructions (Ir) of one run: `count STACK WORKLOAD N`.
+# Total instructions (Ir) of one run: `count STACK WORKLOAD N`; "n/a: reason" when the
+# stack's answer differs from switchboard's.
 ir() {
-    local file="$out/$1.$2.$3.out"
+    local file="$out/$1.$2.$3.out" rc=0
     valgrind --tool=callgrind --callgrind-out-file="$file" "$bin" "$1" "$2" "$3" \
-        >/dev/null 2>"$file.log" || { cat "$file.log" >&2; return 1; }
+        >/dev/null 2>"$file.log" || rc=$?
+    if [[ $rc -eq 3 ]]; then
+        grep -m1 '^n/a: ' "$file.log" || echo "n/a: (no reason given)"
+        return 0
+    elif [[ $rc -ne 0 ]]; then
+        cat "$file.log" >&2
+        return 1
+    fi
     awk '/^(summary|totals):/ { print $2; exit }' "$file"
 }
 
-# N1 N2 for a workload: fewer repetitions for the big ones.
+# N1 N2 for a workload ($1, of $2 bytes): fewer repetitions for the big ones (corpus
+# files and scaling workloads by size).
 counts() {
+    if [[ "$1" == *.json || "$1" == rpc_batch_* || "$1" == parse_params_* ]]; then
+        local b="${2:-0}"
+        if (( b < 1000 )); then echo "100 2100"
+        elif (( b < 8000 )); then echo "20 420"
+        elif (( b < 32000 )); then echo "10 60"
+        elif (( b < 200000 )); then echo "4 24"
+        else echo "2 7"
+        fi
+        return
+    fi
     case "$1" in
         lookup_*) echo "10000 110000" ;;
         rpc_batch*) echo "200 2200" ;;
@@ -75,7 +101,7 @@ lines_of() {
 if [[ "${1:-}" == "profile" ]]; then
     stack="${2:?usage: callgrind.sh profile STACK WORKLOAD}"
     workload="${3:?usage: callgrind.sh profile STACK WORKLOAD}"
-    read -r n1 n2 <<<"$(counts "$workload")"
+    read -r n1 n2 <<<"$(counts "$workload" "$("$bin" list | awk -v w="$workload" '$2 == w { print $3 }')")"
     lines_of "$stack" "$workload" "$n1" | sort >"$out/a"
     lines_of "$stack" "$workload" "$n2" | sort >"$out/b"
     join -t $'\t' -a 2 -e 0 -o 0,1.2,2.2 "$out/a" "$out/b" \
@@ -102,24 +128,43 @@ stacks_classify="switchboard serde_json serde_json_raw simd_json_tape simd_json_
 stacks_rpc="switchboard serde_json jsonrpsee_callback jsonrpsee jsonrpc_core"
 stacks_lookup="switchboard std_hashmap ahash_hashmap phf match"
 workloads="${WORKLOADS:-eth_getBalance subtract_positional subtract_named batch10_eth_getBalance params_4k text_64k base64_64k rpc_eth_getBalance rpc_subtract rpc_batch10_subtract rpc_batch10_eth_getBalance lookup_10 lookup_100 lookup_1000 lookup_10000}"
+# `corpus` and `parse:corpus` stand for every corpus file, in the corpus's order.
+corpus_files="$("$bin" list | awk '$1 == "workload" && $2 ~ /^[^:]*\.json$/ { print $2 }')"
+expanded=""
+for w in $workloads; do
+    case "$w" in
+        corpus) expanded+=" $corpus_files" ;;
+        parse:corpus) for f in $corpus_files; do expanded+=" parse:$f"; done ;;
+        *) expanded+=" $w" ;;
+    esac
+done
+workloads="$expanded"
+list="$("$bin" list)"
 
 echo "backends under valgrind: $(valgrind --tool=none -q "$bin" backends 2>/dev/null)"
 echo "backends natively:       $("$bin" backends)"
 header=""
 for w in $workloads; do
     case "$w" in
-        rpc_*) family=rpc; stacks_all="${STACKS:-$stacks_rpc}"; cols="/serde /jsonrpsee_cb /switchboard" ;;
-        lookup_*) family=lookup; stacks_all="${STACKS:-$stacks_lookup}"; cols="/std /ahash /switchboard" ;;
-        *) family=classify; stacks_all="${STACKS:-$stacks_classify}"; cols="/serde /simdtape -" ;;
+        parse:*) family=classify; family_stacks="$stacks_classify"; cols="/serde /simdtape /switchboard" ;;
+        rpc_*|*.json) family=rpc; family_stacks="$stacks_rpc"; cols="/serde /jsonrpsee_cb /switchboard" ;;
+        lookup_*) family=lookup; family_stacks="$stacks_lookup"; cols="/std /ahash /switchboard" ;;
+        *) family=classify; family_stacks="$stacks_classify"; cols="/serde /simdtape /switchboard" ;;
     esac
+    # STACKS picks among the family's stacks (names of other families are skipped).
+    stacks_all=""
+    for s in ${STACKS:-$family_stacks}; do
+        [[ " $family_stacks " == *" $s "* ]] && stacks_all+=" $s"
+    done
     if [[ "$header" != "$family" ]]; then
         header="$family"
         read -r c1 c2 c3 <<<"$cols"
         printf '\n%-28s %7s %-20s %10s %10s %9s %12s %12s\n' workload bytes stack "instr/msg" "instr/B" "$c1" "$c2" "$c3"
     fi
-    read -r n1 n2 <<<"$(counts "$w")"
-    bytes="$("$bin" list | awk -v w="$w" '$1 == "workload" && $2 == w { print $3 }')"
+    bytes="$(awk -v w="$w" '$1 == "workload" && $2 == w { print $3 }' <<<"$list")"
+    read -r n1 n2 <<<"$(counts "$w" "$bytes")"
     declare -A per=()
+    declare -A why=()
     order=()
     for s in $stacks_all; do
         case "$family" in
@@ -128,6 +173,9 @@ for w in $workloads; do
                 # calls and batches compare simd-json's serde path instead.
                 if [[ "$w" =~ ^(params_4k|text_64k|base64_64k)$ ]]; then
                     [[ "$s" == simd_json_serde ]] && continue
+                elif [[ "$w" == parse:* ]]; then
+                    # Corpus files: the four stacks that classify whole messages.
+                    [[ "$s" == serde_json_raw ]] && continue
                 else
                     [[ "$s" == serde_json_raw ]] && continue
                 fi
@@ -137,26 +185,40 @@ for w in $workloads; do
                 ;;
         esac
         a="$(ir "$s" "$w" "$n1")"
+        order+=("$s")
+        if [[ "$a" == n/a:* ]]; then
+            why[$s]="${a#n/a: }"
+            continue
+        fi
         b="$(ir "$s" "$w" "$n2")"
         per[$s]=$(( (b - a) / (n2 - n1) ))
-        order+=("$s")
     done
     ratio() { # ratio of stack $1 against stack $2, if both ran
-        if [[ -n "${per[$2]:-}" && "${per[$2]}" -gt 0 ]]; then
+        if [[ -n "${per[$1]:-}" && -n "${per[$2]:-}" && "${per[$2]}" -gt 0 ]]; then
             awk -v p="${per[$1]}" -v q="${per[$2]}" 'BEGIN { printf "%.2f", p / q }'
         else
             echo "-"
         fi
     }
     for s in "${order[@]}"; do
+        if [[ -n "${why[$s]:-}" ]]; then
+            printf '%-28s %7s %-20s %10s %s\n' "$w" "$bytes" "$s" "n/a" "${why[$s]}"
+            if [[ -n "${TSV:-}" ]]; then
+                printf '%s\t%s\t%s\t%s\tn/a\t%s\n' "$family" "$w" "$bytes" "$s" "${why[$s]}" >>"$TSV"
+            fi
+            continue
+        fi
         case "$family" in
             rpc) r1="$(ratio "$s" serde_json)"; r2="$(ratio "$s" jsonrpsee_callback)"; r3="$(ratio "$s" switchboard)" ;;
             lookup) r1="$(ratio "$s" std_hashmap)"; r2="$(ratio "$s" ahash_hashmap)"; r3="$(ratio "$s" switchboard)" ;;
-            *) r1="$(ratio "$s" serde_json)"; r2="$(ratio "$s" simd_json_tape)"; r3="" ;;
+            *) r1="$(ratio "$s" serde_json)"; r2="$(ratio "$s" simd_json_tape)"; r3="$(ratio "$s" switchboard)" ;;
         esac
         printf '%-28s %7s %-20s %10d %10s %9s %12s %12s\n' "$w" "$bytes" "$s" "${per[$s]}" \
             "$(awk -v p="${per[$s]}" -v n="$bytes" 'BEGIN { printf "%.2f", p / n }')" \
             "$r1" "$r2" "$r3"
+        if [[ -n "${TSV:-}" ]]; then
+            printf '%s\t%s\t%s\t%s\t%s\t\n' "$family" "$w" "$bytes" "$s" "${per[$s]}" >>"$TSV"
+        fi
     done
-    unset per
+    unset per why
 done

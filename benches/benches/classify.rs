@@ -8,11 +8,16 @@
 //!   `serde_json` there is `IgnoredAny`, which does not check UTF-8 inside strings;
 //!   `serde_json_raw` (`&RawValue`) does, like switchboard and simd-json.
 //!
+//! - `parse:<file>`: the corpus files (`benches/corpus/`), each classified as
+//!   switchboard classifies it; a stack that classifies it otherwise is printed as
+//!   `n/a` with the reason and not timed.
+//!
 //! Every iteration asserts its result, so nothing is optimized away and a wrong
 //! answer fails the run. Run with, e.g.:
 //!
 //! ```text
 //! cargo bench -p switchboard-benches --bench classify -- --warm-up-time 1 --measurement-time 3
+//! cargo bench -p switchboard-benches --bench classify -- parse:     # the corpus only
 //! ```
 
 use std::hint::black_box;
@@ -22,7 +27,7 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 use switchboard_benches::{
     SerdeJson, SerdeJsonRaw, SimdJsonSerde, SimdJsonTape, Stack, Switchboard, Workload,
-    simd_json_backend, workload,
+    check_stack, corpus, corpus_workload, simd_json_backend, workload,
 };
 
 #[global_allocator]
@@ -34,12 +39,10 @@ fn bench_stack<S: Stack + Default>(g: &mut BenchmarkGroup<'_, WallTime>, w: &Wor
     let mut stack = S::default();
     let input = w.bytes.as_slice();
     let expect = w.expect;
-    assert!(
-        stack.run(input, expect),
-        "{} is wrong on {}",
-        S::NAME,
-        w.name
-    );
+    if let Err(e) = check_stack(&mut stack, w) {
+        eprintln!("{}/{}: n/a: {e}", w.name, S::NAME);
+        return;
+    }
     g.bench_function(S::NAME, |b| {
         b.iter(|| {
             let ok = stack.run(black_box(input), black_box(expect));
@@ -111,6 +114,20 @@ fn validate(c: &mut Criterion) {
     }
 }
 
+/// The corpus, classification only: one group per file, `parse:<file>`.
+fn corpus_groups(c: &mut Criterion) {
+    for file in corpus::file_names() {
+        let w = corpus_workload(&format!("{}{file}", corpus::PARSE_PREFIX))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut g = group(c, w.name, &w);
+        bench_stack::<Switchboard>(&mut g, &w);
+        bench_stack::<SerdeJson>(&mut g, &w);
+        bench_stack::<SimdJsonTape>(&mut g, &w);
+        bench_stack::<SimdJsonSerde>(&mut g, &w);
+        g.finish();
+    }
+}
+
 fn main() {
     println!(
         "switchboard simd backend: {}; simd-json backend: {}",
@@ -124,5 +141,6 @@ fn main() {
         .configure_from_args();
     classify(&mut c);
     validate(&mut c);
+    corpus_groups(&mut c);
     c.final_summary();
 }

@@ -14,6 +14,13 @@
 //!   switchboard's.
 //! - [`lookup`] (issue 3, `benches/lookup.rs`): a method name to its index, the
 //!   router's perfect hash against `HashMap`s, `phf` and a `match`.
+//! - [`corpus`] (issue 6): the committed messages of `benches/corpus/`, run by both
+//!   families above (`eth_getBalance.json` request to response, `parse:eth_getBalance.json`
+//!   classification), every stack's answer checked against switchboard's first.
+//!
+//! The `peers` feature (default) builds the other stacks; without it only switchboard's
+//! and serde_json's rows exist, which is all `benches/guard.sh` needs (a quick build
+//! with no dependency that switchboard itself does not have).
 //!
 //! ```text
 //! export CARGO_TARGET_DIR=/work/target-benches
@@ -22,17 +29,30 @@
 //! cargo run --release -p switchboard-benches --bin count -- race rpc_eth_getBalance lookup_1000
 //! cargo run --release -p switchboard-benches --bin allocs
 //! WORKLOADS="rpc_eth_getBalance rpc_subtract lookup_1000" benches/callgrind.sh
+//! cargo run --release -p switchboard-benches --bin count -- check     # the corpus, every stack
+//! cargo run --release -p switchboard-benches --bin count -- race corpus parse:corpus
+//! bash benches/report.sh       # everything, into benches/results/REPORT.md
+//! bash benches/guard.sh        # switchboard's instruction counts vs the baseline
 //! ```
 
 use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+#[cfg(feature = "peers")]
 use simd_json::prelude::*;
+#[cfg(feature = "peers")]
 use simd_json::{Buffers, Tape};
-use switchboard::{Item, Message, Parser};
+use switchboard::{Code, Item, Message, Parser};
 
+pub mod corpus;
+/// The demo methods of `switchboard-server` (`server/src/demo.rs`), compiled into this
+/// crate so that the benches run exactly the server's methods without building its
+/// transports (tokio, hyper): `guard.sh`'s build stays quick.
+#[path = "../../server/src/demo.rs"]
+pub mod demo;
 pub mod dispatch;
+#[cfg(feature = "peers")]
 pub mod lookup;
 pub mod names;
 pub mod payloads;
@@ -51,6 +71,81 @@ pub enum Expect {
     },
     /// Any valid JSON text (validation only).
     Valid,
+    /// One Notification whose method is this name.
+    Notification(&'static str),
+    /// Invalid JSON (answered -32700).
+    ParseError,
+    /// Valid JSON that is not a request, notification or batch (answered -32600).
+    InvalidRequest,
+}
+
+impl Expect {
+    /// What switchboard's parser makes of `input`, as the outcome every parser stack
+    /// must agree on (names leaked: a harness does this once per workload). `Err`
+    /// for what the parser stacks cannot be asked (a response, a mixed batch, an
+    /// error other than -32700 and -32600).
+    pub fn of(input: &[u8]) -> Result<Expect, String> {
+        let leak = |s: &str| -> &'static str { Box::leak(s.into()) };
+        let method = |m: switchboard::Method<'_>| {
+            m.lookup_key()
+                .map(leak)
+                .ok_or_else(|| "a method name that is not valid UTF-8".to_owned())
+        };
+        Ok(match Parser::new().parse(input) {
+            Message::Request(r) => Expect::Call(method(r.method())?),
+            Message::Notification(n) => Expect::Notification(method(n.method())?),
+            Message::Batch(b) => {
+                let mut first = None;
+                for item in b.iter() {
+                    let Item::Request(r) = item else {
+                        return Err("a batch with elements that are not requests".into());
+                    };
+                    let m = r.method().lookup_key().unwrap_or("");
+                    match first {
+                        None => first = Some(leak(m)),
+                        Some(f) if f == m => {}
+                        Some(_) => return Err("a batch calling more than one method".into()),
+                    }
+                }
+                Expect::Batch {
+                    len: b.len(),
+                    method: first.unwrap_or(""),
+                }
+            }
+            Message::Error(e) if e.code() == Code::ParseError => Expect::ParseError,
+            Message::Error(e) if e.code() == Code::InvalidRequest => Expect::InvalidRequest,
+            Message::Error(e) => return Err(format!("error {}", e.code().as_i32())),
+            Message::Response(_) => return Err("a response".into()),
+        })
+    }
+}
+
+/// How a parser stack classifies one message that is not a batch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Single<'s> {
+    /// A request (it has an `id`) calling this method.
+    Request(Cow<'s, str>),
+    /// A notification calling this method.
+    Notification(Cow<'s, str>),
+    /// Valid JSON, but not a request or notification.
+    InvalidRequest,
+    /// Not valid JSON.
+    ParseError,
+}
+
+impl std::fmt::Display for Expect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expect::Call(m) => write!(f, "a request calling {m}"),
+            Expect::Notification(m) => write!(f, "a notification of {m}"),
+            Expect::Batch { len, method } => {
+                write!(f, "a batch of {len} requests calling {method}")
+            }
+            Expect::Valid => f.write_str("valid JSON"),
+            Expect::ParseError => f.write_str("a parse error"),
+            Expect::InvalidRequest => f.write_str("an invalid request"),
+        }
+    }
 }
 
 /// A named input and what it must produce.
@@ -80,8 +175,42 @@ pub fn workloads() -> Vec<Workload> {
     WORKLOAD_NAMES.iter().filter_map(|n| workload(n)).collect()
 }
 
-/// The workload called `name`, if any (only that one's bytes are generated).
+/// A classification workload on a corpus file (`parse:eth_getBalance.json`): its
+/// bytes and switchboard's outcome as the expected one; `Err` says why not.
+pub fn corpus_workload(name: &str) -> Result<Workload, String> {
+    let file = name
+        .strip_prefix(corpus::PARSE_PREFIX)
+        .ok_or_else(|| format!("{name}: not parse:FILE.json"))?;
+    let bytes = corpus::load(file)?;
+    let expect = Expect::of(&bytes).map_err(|e| format!("{name}: switchboard sees {e}"))?;
+    Ok(Workload {
+        name: Box::leak(name.into()),
+        bytes,
+        expect,
+    })
+}
+
+/// The workload called `name`, if any (only that one's bytes are generated); a
+/// corpus name (`parse:FILE.json`) reads the file; `parse_params_<n>` is a
+/// `tools/call` request with about `n` bytes of string-heavy params (the scaling
+/// curves).
 pub fn workload(name: &str) -> Option<Workload> {
+    if name.starts_with(corpus::PARSE_PREFIX) {
+        return corpus_workload(name).ok();
+    }
+    if let Some(n) = name.strip_prefix("parse_params_") {
+        // Scaling: a `tools/call` request whose params are about `n` bytes of text.
+        let n: usize = n
+            .parse()
+            .ok()
+            .filter(|n| (1..=(8 << 20) - 1024).contains(n))?;
+        let bytes = payloads::request("tools/call", &payloads::text_params(n), "1");
+        return Some(Workload {
+            name: Box::leak(name.into()),
+            bytes,
+            expect: Expect::Call("tools/call"),
+        });
+    }
     let (name, bytes, expect) = match name {
         "eth_getBalance" => (
             "eth_getBalance",
@@ -133,6 +262,9 @@ pub trait Stack {
     /// Whether `input` is exactly one valid JSON text.
     fn validate(&mut self, input: &[u8]) -> bool;
 
+    /// Classifies one message that is not a batch.
+    fn single<'s>(&'s mut self, input: &'s [u8]) -> Single<'s>;
+
     /// Runs the job `expect` names once and reports whether the outcome matched.
     #[inline]
     fn run(&mut self, input: &[u8], expect: Expect) -> bool {
@@ -140,8 +272,86 @@ pub trait Stack {
             Expect::Call(m) => self.call(input).as_deref() == Some(m),
             Expect::Batch { len, method } => self.batch(input, method) == len,
             Expect::Valid => self.validate(input),
+            Expect::Notification(m) => {
+                matches!(self.single(input), Single::Notification(n) if n == m)
+            }
+            Expect::ParseError => self.single(input) == Single::ParseError,
+            Expect::InvalidRequest => self.single(input) == Single::InvalidRequest,
         }
     }
+
+    /// What this stack makes of `input`, for the reason of an `n/a`.
+    fn describe(&mut self, input: &[u8], expect: Expect) -> String {
+        match expect {
+            Expect::Batch { method, .. } => {
+                format!("{} elements call {method}", self.batch(input, method))
+            }
+            Expect::Valid => format!("valid: {}", self.validate(input)),
+            _ => format!("{:?}", self.single(input)),
+        }
+    }
+}
+
+/// Checks stack `S` on `w` (twice: reused state must agree); the reason if wrong.
+pub fn check_stack<S: Stack>(stack: &mut S, w: &Workload) -> Result<(), String> {
+    for _ in 0..2 {
+        if !stack.run(&w.bytes, w.expect) {
+            return Err(format!(
+                "sees {} where switchboard sees {}",
+                stack.describe(&w.bytes, w.expect),
+                w.expect
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What `count` and `guard` run under callgrind: a fresh `S`, checked on `w`
+/// ([`check_stack`]; `Err` is the reason for `n/a`), then `n` messages
+/// ([`run_stack`]); whether every outcome was right.
+pub fn check_and_run_stack<S: Stack + Default>(w: &Workload, n: u64) -> Result<bool, String> {
+    let mut stack = S::default();
+    check_stack(&mut stack, w)?;
+    Ok(run_stack(&mut stack, w, n))
+}
+
+/// Runs a checked stack `n` times on `w` (its state reused); `false` at the first
+/// wrong outcome.
+#[inline(never)]
+pub fn run_stack<S: Stack>(stack: &mut S, w: &Workload, n: u64) -> bool {
+    let input = w.bytes.as_slice();
+    for _ in 0..n {
+        if !stack.run(std::hint::black_box(input), std::hint::black_box(w.expect)) {
+            return false;
+        }
+    }
+    true
+}
+
+/// The names of the parser stacks that run corpus messages, in report order.
+pub const PARSE_STACK_NAMES: [&str; 4] = [
+    "switchboard",
+    "serde_json",
+    "simd_json_tape",
+    "simd_json_serde",
+];
+
+/// [`check_stack`] for the parser stack called `name` (fresh state); `None` if
+/// there is no such stack in this build.
+pub fn check_stack_by_name(name: &str, w: &Workload) -> Option<Result<(), String>> {
+    fn go<S: Stack + Default>(w: &Workload) -> Result<(), String> {
+        check_stack(&mut S::default(), w)
+    }
+    Some(match name {
+        "switchboard" => go::<Switchboard>(w),
+        "serde_json" => go::<SerdeJson>(w),
+        "serde_json_raw" => go::<SerdeJsonRaw>(w),
+        #[cfg(feature = "peers")]
+        "simd_json_tape" => go::<SimdJsonTape>(w),
+        #[cfg(feature = "peers")]
+        "simd_json_serde" => go::<SimdJsonSerde>(w),
+        _ => return None,
+    })
 }
 
 /// switchboard: one reused [`Parser`]; `parse` then the method view.
@@ -175,6 +385,17 @@ impl Stack for Switchboard {
     #[inline]
     fn validate(&mut self, input: &[u8]) -> bool {
         self.parser.validate(input).is_ok()
+    }
+
+    #[inline]
+    fn single<'s>(&'s mut self, input: &'s [u8]) -> Single<'s> {
+        let name = |m: switchboard::Method<'s>| Cow::Borrowed(m.lookup_key().unwrap_or(""));
+        match self.parser.parse(input) {
+            Message::Request(r) => Single::Request(name(r.method())),
+            Message::Notification(n) => Single::Notification(name(n.method())),
+            Message::Error(e) if e.code() == Code::ParseError => Single::ParseError,
+            _ => Single::InvalidRequest,
+        }
     }
 }
 
@@ -223,6 +444,24 @@ impl Stack for SerdeJson {
     fn validate(&mut self, input: &[u8]) -> bool {
         serde_json::from_slice::<IgnoredAny>(input).is_ok()
     }
+
+    #[inline]
+    fn single<'s>(&'s mut self, input: &'s [u8]) -> Single<'s> {
+        serde_single(input)
+    }
+}
+
+/// serde_json's classification: the request struct, else whether it is JSON at all
+/// (what the hand-written server of [`dispatch`] does).
+#[inline]
+fn serde_single(input: &[u8]) -> Single<'_> {
+    match serde_json::from_slice::<SerdeRequest<'_>>(input) {
+        Ok(r) if r.jsonrpc == "2.0" && r.id.is_some() => Single::Request(r.method),
+        Ok(r) if r.jsonrpc == "2.0" => Single::Notification(r.method),
+        Ok(_) => Single::InvalidRequest,
+        Err(_) if serde_json::from_slice::<IgnoredAny>(input).is_ok() => Single::InvalidRequest,
+        Err(_) => Single::ParseError,
+    }
 }
 
 /// serde_json validating into a `&RawValue` (what a serde_json user keeps params
@@ -250,8 +489,14 @@ impl Stack for SerdeJsonRaw {
     fn validate(&mut self, input: &[u8]) -> bool {
         serde_json::from_slice::<&serde_json::value::RawValue>(input).is_ok()
     }
+
+    #[inline]
+    fn single<'s>(&'s mut self, input: &'s [u8]) -> Single<'s> {
+        serde_single(input)
+    }
 }
 
+#[cfg(feature = "peers")]
 /// simd-json's tape with every buffer reused (input copy, stage buffers, tape).
 ///
 /// simd-json rewrites its input (it unescapes strings in place), so a caller that
@@ -266,6 +511,7 @@ pub struct SimdJsonTape {
     tape: Option<Tape<'static>>,
 }
 
+#[cfg(feature = "peers")]
 /// The method of a tape object that is a Request (`jsonrpc` `"2.0"`, `id` present).
 #[inline]
 fn tape_method<'i>(v: simd_json::tape::Value<'_, 'i>) -> Option<&'i str> {
@@ -276,7 +522,29 @@ fn tape_method<'i>(v: simd_json::tape::Value<'_, 'i>) -> Option<&'i str> {
     obj.get("method")?.into_string()
 }
 
+#[cfg(feature = "peers")]
+/// How the tape of one message classifies it.
+#[cfg(feature = "peers")]
+#[inline]
+fn tape_single<'i>(v: simd_json::tape::Value<'_, 'i>) -> Single<'i> {
+    let Some(obj) = v.as_object() else {
+        return Single::InvalidRequest;
+    };
+    if obj.get("jsonrpc").and_then(|j| j.into_string()) != Some("2.0") {
+        return Single::InvalidRequest;
+    }
+    let Some(m) = obj.get("method").and_then(|m| m.into_string()) else {
+        return Single::InvalidRequest;
+    };
+    if obj.get("id").is_some() {
+        Single::Request(Cow::Borrowed(m))
+    } else {
+        Single::Notification(Cow::Borrowed(m))
+    }
+}
+
 /// Builds the tape of `buf` in place into the reused `slot` and applies `f`.
+#[cfg(feature = "peers")]
 #[inline]
 fn with_tape_in<'s, R>(
     buf: &'s mut [u8],
@@ -292,6 +560,7 @@ fn with_tape_in<'s, R>(
     out
 }
 
+#[cfg(feature = "peers")]
 impl SimdJsonTape {
     /// Copies `input` into the scratch buffer, builds the tape there and applies `f`.
     #[inline]
@@ -302,6 +571,7 @@ impl SimdJsonTape {
     }
 }
 
+#[cfg(feature = "peers")]
 impl Stack for SimdJsonTape {
     const NAME: &'static str = "simd_json_tape";
 
@@ -326,8 +596,15 @@ impl Stack for SimdJsonTape {
     fn validate(&mut self, input: &[u8]) -> bool {
         self.with_tape(input, |_| ()).is_some()
     }
+
+    #[inline]
+    fn single<'s>(&'s mut self, input: &'s [u8]) -> Single<'s> {
+        self.with_tape(input, |t| tape_single(t.as_value()))
+            .unwrap_or(Single::ParseError)
+    }
 }
 
+#[cfg(feature = "peers")]
 /// The closest struct simd-json's serde support can fill: it has no raw-value
 /// type, so params and id are skipped (validated, not kept), which is less work
 /// than [`SerdeRequest`] does.
@@ -344,14 +621,18 @@ pub struct SimdSerdeRequest<'a> {
     pub id: Option<IgnoredAny>,
 }
 
+#[cfg(feature = "peers")]
 /// simd-json's serde deserializer (`from_slice_with_buffers`) into
 /// [`SimdSerdeRequest`], on a reused copy of the input (see [`SimdJsonTape`]).
 #[derive(Default)]
 pub struct SimdJsonSerde {
     scratch: Vec<u8>,
     buffers: Buffers,
+    /// A second copy, to tell invalid JSON from an invalid request.
+    again: Vec<u8>,
 }
 
+#[cfg(feature = "peers")]
 impl Stack for SimdJsonSerde {
     const NAME: &'static str = "simd_json_serde";
 
@@ -390,14 +671,43 @@ impl Stack for SimdJsonSerde {
         )
         .is_ok()
     }
+
+    #[inline]
+    fn single<'s>(&'s mut self, input: &'s [u8]) -> Single<'s> {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(input);
+        match simd_json::serde::from_slice_with_buffers::<SimdSerdeRequest<'_>>(
+            &mut self.scratch,
+            &mut self.buffers,
+        ) {
+            Ok(r) if r.jsonrpc == "2.0" && r.id.is_some() => Single::Request(r.method),
+            Ok(r) if r.jsonrpc == "2.0" => Single::Notification(r.method),
+            Ok(_) => Single::InvalidRequest,
+            Err(_) => {
+                self.again.clear();
+                self.again.extend_from_slice(input);
+                let valid = simd_json::serde::from_slice_with_buffers::<IgnoredAny>(
+                    &mut self.again,
+                    &mut self.buffers,
+                )
+                .is_ok();
+                if valid {
+                    Single::InvalidRequest
+                } else {
+                    Single::ParseError
+                }
+            }
+        }
+    }
 }
 
+#[cfg(feature = "peers")]
 /// simd-json's choice of kernel on this CPU, for reports.
 pub fn simd_json_backend() -> String {
     simd_json::Deserializer::algorithm().to_string()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "peers"))]
 mod tests {
     use super::*;
 
@@ -437,6 +747,57 @@ mod tests {
         assert!(!SerdeJsonRaw.validate(bad));
         assert!(!Switchboard::default().validate(bad));
         assert!(!SimdJsonTape::default().validate(bad));
+    }
+
+    /// switchboard's outcome on every corpus file, pinned, and every parser stack
+    /// agreeing with it.
+    #[test]
+    fn every_parser_stack_classifies_the_corpus_like_switchboard() {
+        let pinned = [
+            Expect::Call("subtract"),
+            Expect::Call("subtract"),
+            Expect::Notification("update"),
+            Expect::Call("eth_getBalance"),
+            Expect::Call("tools/call"),
+            Expect::Batch {
+                len: 10,
+                method: "eth_getBalance",
+            },
+            Expect::Batch {
+                len: 100,
+                method: "eth_getBalance",
+            },
+            Expect::Batch {
+                len: 10,
+                method: "subtract",
+            },
+            Expect::Call("tools/call"),
+            Expect::Call("tools/call"),
+            Expect::ParseError,
+            Expect::InvalidRequest,
+        ];
+        assert_eq!(pinned.len(), corpus::ENTRIES.len());
+        for (want, e) in pinned.iter().zip(&corpus::ENTRIES) {
+            let w = corpus_workload(&format!("parse:{}", e.file_name())).unwrap();
+            assert_eq!(w.expect, *want, "{}", e.stem);
+            for s in PARSE_STACK_NAMES {
+                let r = check_stack_by_name(s, &w).unwrap();
+                assert!(r.is_ok(), "{s} on {}: {}", w.name, r.unwrap_err());
+            }
+        }
+    }
+
+    #[test]
+    fn wrong_outcomes_are_reported() {
+        let w = Workload {
+            name: "x",
+            bytes: payloads::PARSE_ERROR.to_vec(),
+            expect: Expect::InvalidRequest,
+        };
+        let e = check_stack(&mut Switchboard::default(), &w).unwrap_err();
+        assert!(e.contains("ParseError"), "{e}");
+        assert!(corpus_workload("eth_getBalance.json").is_err());
+        assert!(corpus_workload("parse:no_such_file.json").is_err());
     }
 
     #[test]

@@ -13,6 +13,36 @@ pub const SUBTRACT_POSITIONAL: &[u8] =
 pub const SUBTRACT_NAMED: &[u8] =
     br#"{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":3}"#;
 
+/// The specification's notification example (`update`, never answered).
+pub const NOTIFICATION: &[u8] = br#"{"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]}"#;
+
+/// An MCP `tools/call` Request as an agent client sends it: `id` first, a string id,
+/// arguments nested three deep (objects, arrays, numbers, a literal, non-ASCII text)
+/// and a `_meta` member beside them.
+pub const MCP_TOOLS_CALL: &[u8] = concat!(
+    r#"{"jsonrpc":"2.0","id":"call-42","method":"tools/call","params":{"name":"get_forecast","#,
+    r#""arguments":{"location":{"city":"Zürich","country":"CH","coordinates":{"lat":47.3769,"lon":8.5417}},"#,
+    r#""days":3,"units":"metric","include":["hourly","alerts","air_quality"],"#,
+    r#""options":{"language":"de-CH","cache":true,"maxAgeSeconds":600}},"#,
+    r#""_meta":{"progressToken":"p-42"}}}"#
+)
+.as_bytes();
+
+/// The specification's parse-error example (invalid JSON: answered -32700, `id` null).
+pub const PARSE_ERROR: &[u8] = br#"{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]"#;
+
+/// The specification's invalid-request example (valid JSON, `method` not a string:
+/// answered -32600, `id` null).
+pub const INVALID_REQUEST: &[u8] = br#"{"jsonrpc":"2.0","method":1,"params":"bar"}"#;
+
+/// A Request calling `method` with `params` (raw JSON) and the raw `id`.
+pub fn request(method: &str, params: &[u8], id: &str) -> Vec<u8> {
+    let mut out = format!(r#"{{"jsonrpc":"2.0","method":"{method}","params":"#).into_bytes();
+    out.extend_from_slice(params);
+    out.extend_from_slice(format!(r#","id":{id}}}"#).as_bytes());
+    out
+}
+
 /// A batch of `n` `eth_getBalance` Requests with ids `1..=n` (10 make ~1.2 KB).
 pub fn batch_of_eth_get_balance(n: usize) -> Vec<u8> {
     let mut out = b"[".to_vec();
@@ -106,6 +136,12 @@ pub fn params_4k() -> Vec<u8> {
 /// ~64 KB, string-heavy: an MCP `tools/call` writing a source file, whose content
 /// has a `\n` escape every line, some `\"` and `\t`, and a little non-ASCII.
 pub fn text_64k() -> Vec<u8> {
+    text_params(65_000)
+}
+
+/// [`text_64k`]'s params at about `len` bytes (a little more, never less than ~100):
+/// the same text, cut after the first line that reaches `len`.
+pub fn text_params(len: usize) -> Vec<u8> {
     let mut r = Rng(0x0dd_ba11_cafe_f00d);
     let mut s = String::from(
         r#"{"name":"write_file","arguments":{"path":"src/handlers/transfer.rs","content":""#,
@@ -131,7 +167,7 @@ pub fn text_64k() -> Vec<u8> {
         "+=",
     ];
     let mut line = 0u64;
-    while s.len() < 65_000 {
+    while s.len() < len {
         s.push_str(r"\t");
         let words = 3 + r.below(8);
         for w in 0..words {
