@@ -23,27 +23,45 @@ mod imp {
     /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
     #[inline]
     pub(crate) fn find_special(bytes: &[u8], from: usize) -> usize {
-        // Short tails are common (keys, method names, hex strings): the inline
-        // SSE2 steps finish them sooner than a call into the AVX2 kernel.
-        if bytes.len() - from < 64 {
-            return super::super::sse2::find_special(bytes, from);
+        // The next 64 bytes in inline SSE2 steps first: specials are often close
+        // (keys, ids, text with an escape per line), and a call into the AVX2
+        // kernel costs more than it saves on a short distance. Only a long run
+        // without one (base64, long plain text) takes the 32-byte kernel.
+        let near = bytes.len().min(from.saturating_add(64));
+        let i = super::super::sse2::find_special(&bytes[..near], from);
+        if i < near || near == bytes.len() {
+            return i;
         }
+        if avx2() {
+            // SAFETY: AVX2 was detected on this CPU by `detect`.
+            unsafe { super::super::avx2::find_special(bytes, near) }
+        } else {
+            super::super::sse2::find_special(bytes, near)
+        }
+    }
+
+    /// Whether the AVX2 kernels may run (detected once, then cached).
+    #[inline(always)]
+    fn avx2() -> bool {
         let mut c = CHOICE.load(Ordering::Relaxed);
         if c == UNKNOWN {
             c = detect();
         }
-        if c == AVX2 {
-            // SAFETY: AVX2 was detected on this CPU by `detect`.
-            unsafe { super::super::avx2::find_special(bytes, from) }
-        } else {
-            super::super::sse2::find_special(bytes, from)
-        }
+        c == AVX2
     }
 
-    pub(crate) use super::super::sse2::{find_quote_or_backslash, mask16, mask16_unchecked};
+    pub(crate) use super::super::sse2::{mask16, mask16_unchecked};
 
     /// Whether [`mask16_unchecked`] is a real SIMD step (it is, here).
     pub(crate) const HAS_MASK16: bool = true;
+
+    /// Index of the first `"` or `\\` in `bytes[from..]`, or `bytes.len()`: SSE2,
+    /// inline (skipping validated strings stops every few dozen bytes in text, where
+    /// a call into a wider kernel costs more than it saves).
+    #[inline]
+    pub(crate) fn find_quote_or_backslash(bytes: &[u8], from: usize) -> usize {
+        super::super::sse2::find_quote_or_backslash(bytes, from)
+    }
 
     /// The name of the kernel in use, for benches and reports.
     pub(crate) fn backend() -> &'static str {
@@ -116,7 +134,7 @@ mod tests {
         let lens: &[usize] = if cfg!(miri) {
             &[5, 9, 20]
         } else {
-            &[1, 5, 7, 8, 9, 15, 16, 17, 24, 31, 33, 47, 70]
+            &[1, 5, 7, 8, 9, 15, 16, 17, 24, 31, 33, 47, 70, 100]
         };
         let all: Vec<u8> = (0..=255u8).collect();
         let some = [0x00, 0x1f, 0x20, b'"', b'\\', b'a', 0x7f, 0x80, 0xc3, 0xff];

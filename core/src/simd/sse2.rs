@@ -17,17 +17,8 @@ pub(crate) fn find_special(bytes: &[u8], from: usize) -> usize {
 /// string the scanner already validated (only its end matters).
 #[inline]
 pub(crate) fn find_quote_or_backslash(bytes: &[u8], from: usize) -> usize {
-    let mask_at = |at: usize| -> u32 {
-        debug_assert!(at + 16 <= bytes.len());
-        // SAFETY: `find_with` calls this only with `at + 16 <= bytes.len()`, so the
-        // unaligned 16-byte load stays inside `bytes`; SSE2 is x86_64 baseline.
-        unsafe {
-            let v = _mm_loadu_si128(bytes.as_ptr().add(at) as *const __m128i);
-            let q = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-            let b = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-            _mm_movemask_epi8(_mm_or_si128(q, b)) as u32
-        }
-    };
+    // SAFETY: `find_with` calls the closure only with `at + 16 <= bytes.len()`.
+    let mask_at = |at: usize| unsafe { quote_backslash_mask16_unchecked(bytes, at) };
     find_with(bytes, from, mask_at)
         .unwrap_or_else(|| super::scalar::find_quote_or_backslash(bytes, from))
 }
@@ -70,6 +61,23 @@ pub(crate) fn mask16(bytes: &[u8], from: usize) -> Option<u32> {
     }
     // SAFETY: `from + 16 <= bytes.len()` was just checked.
     Some(unsafe { mask16_unchecked(bytes, from) })
+}
+
+/// The bitmask of the `"` and `\\` bytes of `bytes[from..from + 16]`.
+///
+/// # Safety
+/// `from + 16 <= bytes.len()`.
+#[inline(always)]
+pub(crate) unsafe fn quote_backslash_mask16_unchecked(bytes: &[u8], from: usize) -> u32 {
+    debug_assert!(from + 16 <= bytes.len());
+    // SAFETY: the caller guarantees `from + 16 <= bytes.len()`, so the unaligned
+    // 16-byte load stays inside `bytes`; SSE2 is part of the x86_64 baseline.
+    unsafe {
+        let v = _mm_loadu_si128(bytes.as_ptr().add(from) as *const __m128i);
+        let q = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let b = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        _mm_movemask_epi8(_mm_or_si128(q, b)) as u32
+    }
 }
 
 /// [`mask16`] without the length check, for loops that bound `from` once.
