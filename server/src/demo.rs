@@ -57,8 +57,22 @@ fn subtract(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcError>
             _ => return Err(invalid(SHAPE)),
         }
     } else {
-        match (p.get("minuend"), p.get("subtrahend")) {
-            (Some(a), Some(b)) if p.members().count() == 2 => (a, b),
+        // One pass: exactly `minuend` and `subtrahend`, each once, nothing else.
+        let (mut a, mut b) = (None, None);
+        for (k, v) in p.members() {
+            let slot = if k.eq_str("minuend") {
+                &mut a
+            } else if k.eq_str("subtrahend") {
+                &mut b
+            } else {
+                return Err(invalid(SHAPE));
+            };
+            if slot.replace(v).is_some() {
+                return Err(invalid(SHAPE));
+            }
+        }
+        match (a, b) {
+            (Some(a), Some(b)) => (a, b),
             _ => return Err(invalid(SHAPE)),
         }
     };

@@ -246,6 +246,11 @@ fn demo_methods() {
         )["result"],
         demo::BALANCE
     );
+    // Named params in any order, names compared after unescaping.
+    assert_eq!(
+        call(&mut s, "subtract", r#"{"subtrahend":23,"m\u0069nuend":42}"#)["result"],
+        19
+    );
     for (m, p) in [
         ("subtract", "[1e400,1]"),
         ("subtract", "[1.7e308,-1.7e308]"),
@@ -254,6 +259,9 @@ fn demo_methods() {
         ("subtract", r#"["1",2]"#),
         ("subtract", r#"{"minuend":1}"#),
         ("subtract", r#"{"minuend":1,"subtrahend":2,"x":3}"#),
+        ("subtract", r#"{"minuend":1,"minuend":2}"#),
+        ("subtract", r#"{"minuend":1,"subtrahend":2,"minuend":3}"#),
+        ("subtract", r#"{"subtrahend":2,"subtrahend":2}"#),
         ("subtract", "null"),
         ("sum", "[1e999]"),
         ("sum", "[1.7e308,1.7e308]"),
