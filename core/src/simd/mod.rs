@@ -14,4 +14,5 @@ pub(crate) mod sse2;
 
 pub(crate) use runtime::{
     HAS_MASK16, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
+    quote_backslash_masks64,
 };

@@ -50,7 +50,7 @@ mod imp {
         c == AVX2
     }
 
-    pub(crate) use super::super::sse2::{mask16, mask16_unchecked};
+    pub(crate) use super::super::sse2::{mask16, mask16_unchecked, quote_backslash_masks64};
 
     /// Whether [`mask16_unchecked`] is a real SIMD step (it is, here).
     pub(crate) const HAS_MASK16: bool = true;
@@ -110,6 +110,22 @@ mod imp {
         })
     }
 
+    /// The `"` and `\\` bitmasks of 64 bytes, byte by byte (never called on hot
+    /// paths here: [`HAS_MASK16`] is `false`).
+    ///
+    /// # Safety
+    /// `from + 64 <= bytes.len()` (checked anyway: this build has no unsafe loads).
+    #[inline]
+    pub(crate) unsafe fn quote_backslash_masks64(bytes: &[u8], from: usize) -> (u64, u64) {
+        (0..64).fold((0, 0), |(q, b), i| {
+            let c = bytes[from + i];
+            (
+                q | u64::from(c == b'"') << i,
+                b | u64::from(c == b'\\') << i,
+            )
+        })
+    }
+
     /// The name of the kernel in use, for benches and reports.
     pub(crate) fn backend() -> &'static str {
         "scalar"
@@ -118,6 +134,7 @@ mod imp {
 
 pub(crate) use imp::{
     HAS_MASK16, backend, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
+    quote_backslash_masks64,
 };
 
 #[cfg(test)]
