@@ -53,13 +53,12 @@
 # builds: they compete with us as equals) and "niced" (a fuzzer at nice 10: it gets
 # what we leave). A server near 1.00 is the bottleneck; wrk near 1.00 means the
 # ratio measures the client. Before each round the script waits (up to
-# LOAD_QUIET_WAIT s) until the machine's other nice <= 0 work is under
-# LOAD_QUIET_MAX cores.
+# LOAD_QUIET_WAIT s) until the rest of the machine uses under LOAD_QUIET_MAX cores.
 #
 # Settings (environment):
 #   LOAD_SECONDS=5 LOAD_ROUNDS=5 LOAD_CONNS=16 LOAD_PIPELINE=10 (0: no pipelined row)
 #   LOAD_SERVER_CPU=0 LOAD_CLIENT_CPU=1 LOAD_CHECK_SECONDS=1
-#   LOAD_QUIET_MAX=0.3 LOAD_QUIET_WAIT=120
+#   LOAD_QUIET_MAX=0.3 LOAD_QUIET_WAIT=60
 #   LOAD_WORKLOADS="single batch10 single_p10"   LOAD_OUT=benches/results/load.md
 set -euo pipefail
 
@@ -79,7 +78,7 @@ server_cpu="${LOAD_SERVER_CPU:-0}"
 client_cpu="${LOAD_CLIENT_CPU:-1}"
 check_secs="${LOAD_CHECK_SECONDS:-1}"
 quiet_max="${LOAD_QUIET_MAX:-0.3}"
-quiet_wait="${LOAD_QUIET_WAIT:-120}"
+quiet_wait="${LOAD_QUIET_WAIT:-60}"
 out_file="${LOAD_OUT:-benches/results/load.md}"
 default_workloads="single batch10"
 [[ "$pipeline" -gt 1 ]] && default_workloads+=" single_p$pipeline"
@@ -294,20 +293,22 @@ busy_ticks() { # busy jiffies of all cores at nice <= 0 (user system irq softirq
     awk '/^cpu[0-9]/ { s += $2 + $4 + $7 + $8; n += $3 } END { print s, n }' /proc/stat
 }
 # Waits (up to LOAD_QUIET_WAIT seconds) until the rest of the machine uses less than
-# LOAD_QUIET_MAX cores at nice <= 0 over one second (other people's builds; a niced
-# fuzzer yields to us and is not waited for).
+# LOAD_QUIET_MAX cores over one second, niced work included: even at nice 10 a
+# busy process delays every wake-up of a request/response ping-pong.
+busy_rounds=0
 wait_quiet() {
-    local waited=0 a b
+    local waited=0 a an b bn
     while :; do
-        read -r a _ <<<"$(busy_ticks)"
+        read -r a an <<<"$(busy_ticks)"
         sleep 1
-        read -r b _ <<<"$(busy_ticks)"
-        if awk -v d=$((b - a)) -v hz="$hz" -v m="$quiet_max" 'BEGIN { exit !(d / hz < m) }'; then
+        read -r b bn <<<"$(busy_ticks)"
+        if awk -v d=$((b - a + bn - an)) -v hz="$hz" -v m="$quiet_max" 'BEGIN { exit !(d / hz < m) }'; then
             return
         fi
         waited=$((waited + 1))
         if [[ $waited -ge $quiet_wait ]]; then
             echo "load.sh: the machine is still busy after ${quiet_wait}s; going on" >&2
+            busy_rounds=$((busy_rounds + 1))
             return
         fi
     done
@@ -365,7 +366,8 @@ lock_version() { awk -v n="$1" '$0 == "name = \"" n "\"" { getline; gsub(/versio
     echo "  with other work (a fuzzer at nice 10, other people's builds); load average"
     echo "  $load_before before the run, $load_after after. \"other\" is the CPU the rest of"
     echo "  the machine used at nice <= 0 during each run, \"niced\" what niced processes (the"
-    echo "  fuzzer) used, both cores together."
+    echo "  fuzzer) used, both cores together. $busy_rounds of $rounds round(s) started while the"
+    echo "  rest of the machine used more than $quiet_max cores (after waiting ${quiet_wait} s)."
     echo "- Cores: each server on core $server_cpu (\`taskset\`, \`--threads 1\`: one tokio worker;"
     echo "  the idle peer server sleeps on the same core), wrk on core $client_cpu (one thread)."
     echo "- Client: $(wrk -v 2>&1 | head -n1 | awk '{ print $1, $2 }'), $conns keep-alive connections, Lua script benches/load.lua;"

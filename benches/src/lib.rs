@@ -22,6 +22,8 @@
 //! cargo run --release -p switchboard-benches --bin count -- race rpc_eth_getBalance lookup_1000
 //! cargo run --release -p switchboard-benches --bin allocs
 //! WORKLOADS="rpc_eth_getBalance rpc_subtract lookup_1000" benches/callgrind.sh
+//! benches/load.sh            # issue 7: over HTTP against jsonrpsee's server
+//! benches/load.sh profile    #   (src/bin/jsonrpsee_server.rs), from wrk
 //! ```
 
 use std::borrow::Cow;
