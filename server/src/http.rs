@@ -742,14 +742,18 @@ async fn connection(
                     conn.as_mut().graceful_shutdown();
                 }
             }
-            _ => return Poll::Ready(Ok(())), // idle: dropping the connection closes it
+            _ => return Poll::Ready(None), // idle: dropping the connection closes it
         }
-        conn.as_mut().poll(cx)
+        conn.as_mut().poll(cx).map(Some)
     })
     .await;
     watchdog.abort();
-    if let Err(e) = result {
-        crate::log::debug(format_args!("connection from {peer}: {e}"));
+    match result {
+        Some(Ok(())) => {}
+        Some(Err(e)) => crate::log::debug(format_args!("connection from {peer}: {e}")),
+        None => crate::log::debug(format_args!(
+            "connection from {peer}: no request headers within {idle_limit:?}; closed"
+        )),
     }
     drop(permit);
 }
