@@ -55,10 +55,18 @@
 # ratio measures the client. Before each round the script waits (up to
 # LOAD_QUIET_WAIT s) until the rest of the machine uses under LOAD_QUIET_MAX cores.
 #
+# Scheduling: a request/response ping-pong sleeps and wakes once per round trip on
+# each side, and the scheduler (EEVDF) lets a running task finish its slice before
+# a woken one gets the core - even a nice 10 fuzzer. On this shared machine that
+# left the servers a third of their core. LOAD_RT=1 runs both servers and wrk
+# under SCHED_FIFO (chrt -f 1, needs root): woken at once, they get their cores as
+# if the machine were idle, and everything else gets what they leave (at least 5%:
+# the kernel's RT throttle) for the few minutes of the run.
+#
 # Settings (environment):
 #   LOAD_SECONDS=5 LOAD_ROUNDS=5 LOAD_CONNS=16 LOAD_PIPELINE=10 (0: no pipelined row)
 #   LOAD_SERVER_CPU=0 LOAD_CLIENT_CPU=1 LOAD_CHECK_SECONDS=1
-#   LOAD_QUIET_MAX=0.3 LOAD_QUIET_WAIT=60
+#   LOAD_QUIET_MAX=0.3 LOAD_QUIET_WAIT=60 LOAD_RT=0
 #   LOAD_WORKLOADS="single batch10 single_p10"   LOAD_OUT=benches/results/load.md
 set -euo pipefail
 
@@ -79,6 +87,9 @@ client_cpu="${LOAD_CLIENT_CPU:-1}"
 check_secs="${LOAD_CHECK_SECONDS:-1}"
 quiet_max="${LOAD_QUIET_MAX:-0.3}"
 quiet_wait="${LOAD_QUIET_WAIT:-60}"
+# LOAD_RT=1: both servers and wrk under SCHED_FIFO (priority 1), see the notes above.
+sched=(env)
+[[ "${LOAD_RT:-0}" == 1 ]] && sched=(chrt -f 1)
 out_file="${LOAD_OUT:-benches/results/load.md}"
 default_workloads="single batch10"
 [[ "$pipeline" -gt 1 ]] && default_workloads+=" single_p$pipeline"
@@ -124,7 +135,7 @@ declare -A url pid
 start() { # start STACK COMMAND...
     local name="$1"
     shift
-    taskset -c "$server_cpu" "$@" --listen 127.0.0.1:0 --threads 1 \
+    "${sched[@]}" taskset -c "$server_cpu" "$@" --listen 127.0.0.1:0 --threads 1 \
         >"$tmp/$name.out" 2>"$tmp/$name.err" &
     pid[$name]=$!
     pids+=("$!")
@@ -175,7 +186,7 @@ run_wrk() {
     local TIMEFORMAT='%U %S'
     {
         time LOAD_BODY="$(body_of "$w")" LOAD_PIPELINE="$(depth_of "$w")" LOAD_EXPECT="$expect" \
-            taskset -c "$client_cpu" wrk -t1 -c"$conns" -d"${s}s" --timeout 10s --latency \
+            "${sched[@]}" taskset -c "$client_cpu" wrk -t1 -c"$conns" -d"${s}s" --timeout 10s --latency \
             -s benches/load.lua "${url[$stack]}" >"$tmp/wrk.out" 2>"$tmp/wrk.err"
     } 2>"$tmp/time"
     if ! grep -q '^RESULT ' "$tmp/wrk.out"; then
@@ -370,11 +381,17 @@ lock_version() { awk -v n="$1" '$0 == "name = \"" n "\"" { getline; gsub(/versio
     echo "  rest of the machine used more than $quiet_max cores (after waiting ${quiet_wait} s)."
     echo "- Cores: each server on core $server_cpu (\`taskset\`, \`--threads 1\`: one tokio worker;"
     echo "  the idle peer server sleeps on the same core), wrk on core $client_cpu (one thread)."
+    if [[ "${LOAD_RT:-0}" == 1 ]]; then
+        echo "  Servers and wrk ran under SCHED_FIFO (\`chrt -f 1\`): the rest of the machine got"
+        echo "  what they left (see load.sh's notes)."
+    else
+        echo "  Ordinary scheduling (SCHED_OTHER, nice 0), sharing the cores with the rest."
+    fi
     echo "- Client: $(wrk -v 2>&1 | head -n1 | awk '{ print $1, $2 }'), $conns keep-alive connections, Lua script benches/load.lua;"
     echo "  rounds: $rounds x $secs s per server and workload, interleaved; figures are medians over rounds."
     echo "- Servers: switchboard (hyper $(lock_version hyper)) and jsonrpsee $(lock_version jsonrpsee-server)"
     echo "  (HTTP only, same demo methods, mimalloc in both); both release builds."
-    echo "- Command: \`LOAD_SECONDS=$secs LOAD_ROUNDS=$rounds LOAD_CONNS=$conns LOAD_PIPELINE=$pipeline benches/load.sh\`"
+    echo "- Command: \`LOAD_RT=${LOAD_RT:-0} LOAD_SECONDS=$secs LOAD_ROUNDS=$rounds LOAD_CONNS=$conns LOAD_PIPELINE=$pipeline benches/load.sh\`"
     echo
     echo "req/s = HTTP requests per second; calls/s = JSON-RPC calls per second (10 per batch)."
     echo "Latency: wrk's per-request p50/p99 (closed loop; wrk 4.1 adds coordinated-omission"
