@@ -402,6 +402,13 @@ lock_version() { awk -v n="$1" '$0 == "name = \"" n "\"" { getline; gsub(/versio
     echo "whole core. Ratios: switchboard's median over jsonrpsee's, req/s (per-round range"
     echo "in brackets) and server CPU per request (jsonrpsee's over switchboard's)."
     echo
+    echo "Where the time goes: \`benches/load.sh profile\` (results/load-profile.md) counts each"
+    echo "server's user-space instructions and system calls per request. Both make the same"
+    echo "system calls (one read and one write per request without pipelining); the kernel"
+    echo "share in the server us/req column is that work, the same for both, so it caps the"
+    echo "ratio of totals below the ratio of user-space costs. When wrk's CPU is near its"
+    echo "cap as well, the req/s ratio is partly the client's; the CPU/req ratio is not."
+    echo
     echo "| stack | workload | req/s | calls/s | p50 | p99 | server CPU | server us/req (kernel) | wrk CPU | other / niced CPU | req/s ratio | CPU/req ratio |"
     echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"
     pct() { median | awk '{ printf "%.0f%%", $1 * 100 }'; }
