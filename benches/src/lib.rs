@@ -33,6 +33,8 @@
 //! cargo run --release -p switchboard-benches --bin count -- race corpus parse:corpus
 //! bash benches/report.sh       # everything, into benches/results/REPORT.md
 //! bash benches/guard.sh        # switchboard's instruction counts vs the baseline
+//! benches/load.sh            # issue 7: over HTTP against jsonrpsee's server
+//! benches/load.sh profile    #   (src/bin/jsonrpsee_server.rs), from wrk
 //! ```
 
 use std::borrow::Cow;

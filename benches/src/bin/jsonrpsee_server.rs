@@ -1,0 +1,113 @@
+//! jsonrpsee's HTTP server with the demo methods (the same registration as the
+//! dispatch benches: [`dispatch::jsonrpsee_module`]), the peer of `switchboard serve`
+//! in the load test (`benches/load.sh`).
+//!
+//! ```text
+//! jsonrpsee_server [--listen ADDR] [--threads N]
+//! ```
+//! `--listen` defaults to 127.0.0.1:8081 (port 0: any free port); `--threads` is the
+//! tokio worker count (default: the number of CPUs). Prints
+//! `jsonrpsee listening on http://ADDR/` on stdout once it accepts connections, then
+//! serves until Ctrl-C or SIGTERM.
+//!
+//! Set up as close to `switchboard serve`'s defaults as jsonrpsee allows: HTTP only
+//! (no WebSocket upgrade checks), bodies up to 8 MiB, batches up to 1000 calls,
+//! 10 000 connections, `TCP_NODELAY`, mimalloc as the global allocator (as the
+//! `switchboard` binary has). The responses are the same JSON as switchboard's
+//! (member order aside; `load.sh` checks them).
+
+use std::process::ExitCode;
+
+use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig};
+use mimalloc::MiMalloc;
+use switchboard_benches::dispatch;
+
+#[global_allocator]
+static GLOBAL: MiMalloc = MiMalloc;
+
+const USAGE: &str = "usage: jsonrpsee_server [--listen ADDR] [--threads N]\n";
+
+fn main() -> ExitCode {
+    let mut listen = "127.0.0.1:8081".to_owned();
+    let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_owned())),
+            _ => (arg.as_str(), None),
+        };
+        let value = inline.or_else(|| it.next().cloned());
+        match (name, value) {
+            ("--listen", Some(v)) => listen = v,
+            ("--threads", Some(v)) => match v.parse::<usize>() {
+                Ok(n) if n > 0 => threads = n,
+                _ => {
+                    eprint!(
+                        "jsonrpsee_server: --threads: {v:?} is not a positive integer\n{USAGE}"
+                    );
+                    return ExitCode::from(2);
+                }
+            },
+            _ => {
+                eprint!("{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("jsonrpsee_server: cannot start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    runtime.block_on(async move {
+        let config = ServerConfig::builder()
+            .http_only()
+            .max_request_body_size(8 << 20)
+            .max_connections(10_000)
+            .set_batch_request_config(BatchRequestConfig::Limit(1000))
+            .build();
+        let server = match Server::builder().set_config(config).build(&listen).await {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("jsonrpsee_server: cannot listen on {listen}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let addr = match server.local_addr() {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("jsonrpsee_server: cannot read the bound address: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let handle = server.start(dispatch::jsonrpsee_module());
+        println!("jsonrpsee listening on http://{addr}/ ({threads} thread(s))");
+        shutdown_signal().await;
+        let _ = handle.stop();
+        handle.stopped().await;
+        ExitCode::SUCCESS
+    })
+}
+
+/// Ctrl-C (SIGINT), or SIGTERM on Unix.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
