@@ -482,7 +482,7 @@ fn skip_escaped_text(b: &[u8], mut p: usize) -> usize {
         // SAFETY: `p + 64 <= b.len()`, just checked.
         let (quotes, backslashes) = unsafe { simd::quote_backslash_masks64(b, p) };
         tick(1);
-        let closing = quotes & !escaped_bytes(backslashes, &mut carry);
+        let closing = quotes & !simd::skip::escaped_bytes(backslashes, &mut carry);
         if closing != 0 {
             return p + closing.trailing_zeros() as usize + 1;
         }
@@ -499,25 +499,6 @@ fn skip_escaped_text(b: &[u8], mut p: usize) -> usize {
             _ => return p + 1,
         }
     }
-}
-
-/// The bytes of a 64-byte block that are escaped (the byte after an odd-length
-/// run of backslashes), given its backslash mask and `carry` (1 when the previous
-/// block ended in an odd run, so this block's first byte is escaped); updates
-/// `carry` for the next block. Branch-free (simdjson's method): an odd run starting
-/// on an even bit ends one past an odd bit, and one starting on an odd bit ends
-/// one past an even bit; adding the run starts to the mask carries each run to its
-/// end.
-#[inline(always)]
-fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let backslashes = backslashes & !*carry; // an escaped backslash escapes nothing
-    let follows_escape = (backslashes << 1) | *carry;
-    let odd_starts = backslashes & !EVEN & !follows_escape;
-    let (even_runs, overflow) = odd_starts.overflowing_add(backslashes);
-    *carry = u64::from(overflow);
-    let invert = even_runs << 1;
-    (EVEN ^ invert) & follows_escape
 }
 
 /// End of the validated value starting at `p` (iterative: depth costs no stack).
@@ -541,29 +522,11 @@ pub(crate) fn skip_value(b: &[u8], p: usize) -> usize {
     }
 }
 
-/// End of the validated array or object starting at `p`.
+/// End of the validated array or object starting at `p`: 64 bytes a step,
+/// brackets inside strings masked out ([`simd::skip_container`]).
 #[inline(never)]
-fn skip_nested(b: &[u8], mut p: usize) -> usize {
-    let mut depth = 0usize;
-    while let Some(&c) = b.get(p) {
-        tick(1);
-        match c {
-            b'"' => {
-                p = skip_string(b, p);
-                continue;
-            }
-            b'[' | b'{' => depth += 1,
-            b']' | b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return p + 1;
-                }
-            }
-            _ => {}
-        }
-        p += 1;
-    }
-    p
+fn skip_nested(b: &[u8], p: usize) -> usize {
+    simd::skip_container(b, p)
 }
 
 fn check_unique(members: Members<'_>) -> Result<(), ParamsError> {

@@ -5,9 +5,12 @@ use core::arch::x86_64::{
     _mm256_or_si256, _mm256_set1_epi8,
 };
 
-/// Whether this CPU can run [`find_special`].
+use super::skip::{Masks, skip_blocks};
+
+/// Whether this CPU can run [`find_special`] and [`skip_container`] (AVX2, and
+/// POPCNT, which every AVX2 CPU has, for the bracket counts).
 pub(crate) fn is_available() -> bool {
-    std::is_x86_feature_detected!("avx2")
+    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
 }
 
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
@@ -34,4 +37,49 @@ pub(crate) unsafe fn find_special(bytes: &[u8], mut from: usize) -> usize {
         from += 32;
     }
     super::sse2::find_special(bytes, from)
+}
+
+/// The quote, backslash, opening- and closing-bracket masks of
+/// `bytes[from..from + 64]` (bit i = byte `from + i`), in two 32-byte steps.
+///
+/// # Safety
+/// - `from + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn structural_masks64(bytes: &[u8], from: usize) -> Masks {
+    debug_assert!(from + 64 <= bytes.len());
+    let mut m = Masks::default();
+    for k in 0..2 {
+        // SAFETY: `from + 32 * k + 32 <= from + 64 <= bytes.len()` (the caller's
+        // guarantee), so each unaligned 32-byte load stays inside `bytes`.
+        let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(from + 32 * k) as *const __m256i) };
+        // `[` (0x5b) and `{` (0x7b) differ only in bit 5, as do `]` and `}`; no
+        // other byte becomes 0x7b or 0x7d with bit 5 set.
+        let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+        let bits = |x| u64::from(_mm256_movemask_epi8(x) as u32) << (32 * k);
+        m.quotes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8)));
+        m.backslashes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
+        m.opens |= bits(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8)));
+        m.closes |= bits(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8)));
+    }
+    m
+}
+
+/// The end of the validated array or object opening at `bytes[p]`
+/// ([`skip_blocks`] on AVX2 masks).
+///
+/// # Safety
+/// - The CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn skip_container(bytes: &[u8], p: usize) -> usize {
+    skip_blocks(
+        bytes,
+        p,
+        // SAFETY: `skip_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is the
+        // caller's guarantee.
+        |b, at| unsafe { structural_masks64(b, at) },
+        // SAFETY: the padded block is 64 bytes long; AVX2 as above.
+        |block| unsafe { structural_masks64(block, 0) },
+    )
 }

@@ -9,10 +9,11 @@
 pub(crate) mod avx2;
 pub(crate) mod runtime;
 pub(crate) mod scalar;
+pub(crate) mod skip;
 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
 pub(crate) mod sse2;
 
 pub(crate) use runtime::{
     HAS_MASK16, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
-    quote_backslash_masks64,
+    quote_backslash_masks64, skip_container,
 };

@@ -52,6 +52,18 @@ mod imp {
 
     pub(crate) use super::super::sse2::{mask16, mask16_unchecked, quote_backslash_masks64};
 
+    /// The end of the validated array or object opening at `bytes[p]`, 64 bytes
+    /// a step ([`super::super::skip`]).
+    #[inline]
+    pub(crate) fn skip_container(bytes: &[u8], p: usize) -> usize {
+        if avx2() {
+            // SAFETY: AVX2 was detected on this CPU by `detect`.
+            unsafe { super::super::avx2::skip_container(bytes, p) }
+        } else {
+            super::super::sse2::skip_container(bytes, p)
+        }
+    }
+
     /// Whether [`mask16_unchecked`] is a real SIMD step (it is, here).
     pub(crate) const HAS_MASK16: bool = true;
 
@@ -126,6 +138,13 @@ mod imp {
         })
     }
 
+    /// The end of the validated array or object opening at `bytes[p]`, 64 bytes
+    /// a step on byte-by-byte masks ([`super::super::skip`]).
+    #[inline]
+    pub(crate) fn skip_container(bytes: &[u8], p: usize) -> usize {
+        super::super::skip::skip_container_scalar(bytes, p)
+    }
+
     /// The name of the kernel in use, for benches and reports.
     pub(crate) fn backend() -> &'static str {
         "scalar"
@@ -134,7 +153,7 @@ mod imp {
 
 pub(crate) use imp::{
     HAS_MASK16, backend, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
-    quote_backslash_masks64,
+    quote_backslash_masks64, skip_container,
 };
 
 #[cfg(test)]

@@ -5,6 +5,8 @@ use core::arch::x86_64::{
     _mm_set1_epi8,
 };
 
+use super::skip::{Masks, skip_blocks};
+
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
 #[inline]
 pub(crate) fn find_special(bytes: &[u8], from: usize) -> usize {
@@ -122,4 +124,52 @@ pub(crate) unsafe fn mask16_unchecked(bytes: &[u8], from: usize) -> u32 {
         _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, b), c))
     };
     mask as u32
+}
+
+/// The quote, backslash, opening- and closing-bracket masks of
+/// `bytes[from..from + 64]` (bit i = byte `from + i`).
+///
+/// # Safety
+/// `from + 64 <= bytes.len()`.
+#[inline(always)]
+pub(crate) unsafe fn structural_masks64(bytes: &[u8], from: usize) -> Masks {
+    debug_assert!(from + 64 <= bytes.len());
+    let mut m = Masks::default();
+    for k in 0..4 {
+        // SAFETY: `from + 16 * k + 16 <= from + 64 <= bytes.len()` (the caller's
+        // guarantee), so each unaligned 16-byte load stays inside `bytes`; SSE2 is
+        // part of the x86_64 baseline.
+        let [q, b, o, c] = unsafe {
+            let v = _mm_loadu_si128(bytes.as_ptr().add(from + 16 * k) as *const __m128i);
+            // `[` (0x5b) and `{` (0x7b) differ only in bit 5, as do `]` and `}`;
+            // no other byte becomes 0x7b or 0x7d with bit 5 set.
+            let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            [
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)),
+                _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8)),
+                _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8)),
+            ]
+            .map(|x| u64::from(_mm_movemask_epi8(x) as u16))
+        };
+        m.quotes |= q << (16 * k);
+        m.backslashes |= b << (16 * k);
+        m.opens |= o << (16 * k);
+        m.closes |= c << (16 * k);
+    }
+    m
+}
+
+/// The end of the validated array or object opening at `bytes[p]`
+/// ([`skip_blocks`] on SSE2 masks).
+#[inline]
+pub(crate) fn skip_container(bytes: &[u8], p: usize) -> usize {
+    skip_blocks(
+        bytes,
+        p,
+        // SAFETY: `skip_blocks` passes only `at + 64 <= bytes.len()`.
+        |b, at| unsafe { structural_masks64(b, at) },
+        // SAFETY: the padded block is 64 bytes long.
+        |block| unsafe { structural_masks64(block, 0) },
+    )
 }

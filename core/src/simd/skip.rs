@@ -1,0 +1,342 @@
+//! Skipping a validated array or object 64 bytes a step (simdjson's method).
+//!
+//! The params view re-walks values the scanner has already validated (a `get`
+//! skips every member before the one it wants, counting members skips every
+//! value), so only where the value ends matters. Per 64-byte block, four
+//! bitmasks (quotes, backslashes, opening and closing brackets) give, without a
+//! branch per byte:
+//!
+//! - the escaped bytes (the byte after an odd run of backslashes, [`escaped_bytes`]);
+//! - the string interiors: a prefix XOR of the unescaped quotes ([`prefix_xor`]),
+//!   carried across blocks, masks out brackets inside strings;
+//! - the depth: a block whose closing brackets are fewer than the open depth
+//!   cannot end the value, so it costs two popcounts; otherwise its brackets are
+//!   walked in order to the one that closes the value.
+//!
+//! Each kernel (SSE2, AVX2, scalar) supplies only the masks; the walk is shared
+//! ([`skip_blocks`]) and the scalar instance (run under Miri) is tested against
+//! the SIMD ones and a byte walk.
+
+use crate::parse::ops::tick;
+
+/// The four masks of one 64-byte block: bit i is byte i of the block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Masks {
+    /// `"` bytes.
+    pub quotes: u64,
+    /// `\\` bytes.
+    pub backslashes: u64,
+    /// `[` and `{` bytes.
+    pub opens: u64,
+    /// `]` and `}` bytes.
+    pub closes: u64,
+}
+
+/// The bytes of a 64-byte block that are escaped (the byte after an odd-length
+/// run of backslashes), given its backslash mask and `carry` (1 when the previous
+/// block ended in an odd run, so this block's first byte is escaped); updates
+/// `carry` for the next block. Branch-free (simdjson's method): an odd run starting
+/// on an even bit ends one past an odd bit, and one starting on an odd bit ends
+/// one past an even bit; adding the run starts to the mask carries each run to its
+/// end.
+#[inline(always)]
+pub(crate) fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let backslashes = backslashes & !*carry; // an escaped backslash escapes nothing
+    let follows_escape = (backslashes << 1) | *carry;
+    let odd_starts = backslashes & !EVEN & !follows_escape;
+    let (even_runs, overflow) = odd_starts.overflowing_add(backslashes);
+    *carry = u64::from(overflow);
+    let invert = even_runs << 1;
+    (EVEN ^ invert) & follows_escape
+}
+
+/// Bit i of the result is the XOR of bits 0..=i of `x`: with `x` the unescaped
+/// quotes, the bits from an opening quote up to (not including) its closing one.
+#[inline(always)]
+pub(crate) fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// The masks of 64 bytes, byte by byte: the reference the SIMD kernels are
+/// tested against, and the kernel of the scalar build.
+#[cfg_attr(
+    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    allow(dead_code) // the scalar build's kernel; here only the tests' reference
+)]
+#[inline]
+pub(crate) fn masks_scalar(block: &[u8; 64]) -> Masks {
+    let mut m = Masks::default();
+    for (i, &c) in block.iter().enumerate() {
+        let bit = 1u64 << i;
+        match c {
+            b'"' => m.quotes |= bit,
+            b'\\' => m.backslashes |= bit,
+            b'[' | b'{' => m.opens |= bit,
+            b']' | b'}' => m.closes |= bit,
+            _ => {}
+        }
+    }
+    m
+}
+
+/// The end (one past the closing bracket) of the validated array or object whose
+/// opening bracket is `b[p]`; `b.len()` if it never closes (never, for validated
+/// input). `masks(b, at)` is called only with `at + 64 <= b.len()`; the last
+/// partial block is copied into a padded buffer and passed to `tail_masks`.
+#[inline(always)]
+pub(crate) fn skip_blocks(
+    b: &[u8],
+    p: usize,
+    masks: impl Fn(&[u8], usize) -> Masks,
+    tail_masks: impl Fn(&[u8; 64]) -> Masks,
+) -> usize {
+    debug_assert!(matches!(b.get(p), Some(b'[' | b'{')));
+    let mut state = Walk {
+        depth: 0,
+        in_string: 0,
+        carry: 0,
+    };
+    let mut at = p;
+    while b.len() >= 64 && at <= b.len() - 64 {
+        tick(1);
+        let m = masks(b, at);
+        if state.in_string != 0 {
+            // Inside a string (long text): a block without its closing quote is
+            // all string, skipped on the escape masks alone.
+            let mut carry = state.carry;
+            if m.quotes & !escaped_bytes(m.backslashes, &mut carry) == 0 {
+                state.carry = carry;
+                at += 64;
+                continue;
+            }
+        }
+        if let Some(i) = state.block(m) {
+            return at + i + 1;
+        }
+        at += 64;
+    }
+    if at < b.len() {
+        // Spaces: no quote, backslash or bracket, so the padding changes nothing.
+        let mut block = [b' '; 64];
+        block[..b.len() - at].copy_from_slice(&b[at..]);
+        tick(1);
+        if let Some(i) = state.block(tail_masks(&block)) {
+            return at + i + 1;
+        }
+    }
+    b.len()
+}
+
+/// The state carried from one block to the next.
+struct Walk {
+    /// Open brackets not yet closed.
+    depth: u64,
+    /// All ones when the previous block ended inside a string.
+    in_string: u64,
+    /// 1 when the previous block ended in an odd run of backslashes.
+    carry: u64,
+}
+
+impl Walk {
+    /// Takes one block; the index in it of the bracket that closes the value, if
+    /// it does.
+    #[inline(always)]
+    fn block(&mut self, m: Masks) -> Option<usize> {
+        let quotes = m.quotes & !escaped_bytes(m.backslashes, &mut self.carry);
+        let strings = prefix_xor(quotes) ^ self.in_string;
+        self.in_string = ((strings as i64) >> 63) as u64;
+        let opens = m.opens & !strings;
+        let closes = m.closes & !strings;
+        let n_closes = u64::from(closes.count_ones());
+        if n_closes < self.depth {
+            // Cannot get back to depth 0 in this block.
+            self.depth = self.depth + u64::from(opens.count_ones()) - n_closes;
+            return None;
+        }
+        let mut brackets = opens | closes;
+        while brackets != 0 {
+            tick(1);
+            let i = brackets.trailing_zeros();
+            let bit = 1u64 << i;
+            if opens & bit != 0 {
+                self.depth += 1;
+            } else {
+                self.depth -= 1;
+                if self.depth == 0 {
+                    return Some(i as usize);
+                }
+            }
+            brackets &= brackets - 1;
+        }
+        None
+    }
+}
+
+/// [`skip_blocks`] with the scalar masks: the scalar build's kernel.
+#[cfg_attr(
+    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    allow(dead_code) // the scalar build's kernel; here only the tests' reference
+)]
+#[inline]
+pub(crate) fn skip_container_scalar(b: &[u8], p: usize) -> usize {
+    skip_blocks(
+        b,
+        p,
+        |b, at| {
+            let mut block = [0u8; 64];
+            block.copy_from_slice(&b[at..at + 64]);
+            masks_scalar(&block)
+        },
+        masks_scalar,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A byte walk: the reference.
+    fn walk(b: &[u8], mut p: usize) -> usize {
+        let mut depth = 0usize;
+        while let Some(&c) = b.get(p) {
+            match c {
+                b'"' => {
+                    p += 1;
+                    loop {
+                        match b.get(p) {
+                            Some(b'\\') => p += 2,
+                            Some(b'"') => break,
+                            Some(_) => p += 1,
+                            None => return b.len(),
+                        }
+                    }
+                }
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return p + 1;
+                    }
+                }
+                _ => {}
+            }
+            p += 1;
+        }
+        b.len()
+    }
+
+    /// Generated nested values (strings with brackets, quotes and backslash runs
+    /// across block boundaries, deep and wide nesting) end where the byte walk
+    /// says, in every kernel, at every offset and with trailing bytes after them.
+    #[test]
+    fn skip_matches_a_byte_walk() {
+        let mut seed = 0x5eed_0b1e_u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let strings: [&[u8]; 8] = [
+            b"\"a\"",
+            b"\"]}\"",
+            b"\"\\\"[\"",
+            b"\"\\\\\"",
+            b"\"\\\\\\\"}\"",
+            b"\"x\\\\\\\\y]\"",
+            b"\"0123456789abcdefghijklmnopqrstuvwxyz{[\"",
+            b"\"\"",
+        ];
+        let rounds = if cfg!(miri) { 40 } else { 3000 };
+        for _ in 0..rounds {
+            let mut v = vec![b' '; next() % 70];
+            let start = v.len();
+            let mut stack = Vec::new();
+            let target = next() % 400;
+            let open = |v: &mut Vec<u8>, stack: &mut Vec<u8>, obj: bool| {
+                v.push(if obj { b'{' } else { b'[' });
+                stack.push(if obj { b'}' } else { b']' });
+            };
+            open(&mut v, &mut stack, next() % 2 == 0);
+            while !stack.is_empty() {
+                match next() % 8 {
+                    0 | 1 if v.len() - start < target => open(&mut v, &mut stack, next() % 2 == 0),
+                    2 | 3 => v.extend_from_slice(strings[next() % strings.len()]),
+                    4 => v.extend_from_slice(b"12.5e3, true,\n\t"),
+                    5 => v.extend_from_slice(b":,"),
+                    _ => {
+                        let c = stack.pop().expect("not empty");
+                        v.push(c);
+                    }
+                }
+            }
+            let end = v.len();
+            v.extend_from_slice(&b"],\"k\":[\"v\"]}"[..next() % 12]);
+            v.extend(std::iter::repeat_n(b'x', next() % 80));
+            let ctx = String::from_utf8_lossy(&v).into_owned();
+            assert_eq!(walk(&v, start), end, "reference {ctx}");
+            assert_eq!(skip_container_scalar(&v, start), end, "scalar {ctx}");
+            assert_eq!(
+                super::super::skip_container(&v, start),
+                end,
+                "runtime {ctx}"
+            );
+            #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+            {
+                assert_eq!(
+                    super::super::sse2::skip_container(&v, start),
+                    end,
+                    "sse2 {ctx}"
+                );
+                if super::super::avx2::is_available() {
+                    // SAFETY: AVX2 was just detected on this CPU.
+                    let e = unsafe { super::super::avx2::skip_container(&v, start) };
+                    assert_eq!(e, end, "avx2 {ctx}");
+                }
+            }
+        }
+    }
+
+    /// The SIMD masks equal the scalar ones for every byte value at every position.
+    #[test]
+    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+    fn masks_match_scalar() {
+        for c in 0..=255u8 {
+            for pos in 0..64 {
+                let mut block = [b'a'; 64];
+                block[pos] = c;
+                block[(pos + 17) % 64] = b'"';
+                let want = masks_scalar(&block);
+                // SAFETY: the block is 64 bytes long.
+                let sse2 = unsafe { super::super::sse2::structural_masks64(&block, 0) };
+                assert_eq!(sse2, want, "sse2 byte {c} at {pos}");
+                if super::super::avx2::is_available() {
+                    // SAFETY: 64 bytes, and AVX2 was just detected on this CPU.
+                    let avx2 = unsafe { super::super::avx2::structural_masks64(&block, 0) };
+                    assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn escaped_bytes_and_prefix_xor() {
+        let mut carry = 0;
+        // `\\\"` at 0..4: bytes 1 and 3 are escaped.
+        assert_eq!(escaped_bytes(0b0111, &mut carry), 0b1010);
+        assert_eq!(carry, 0);
+        // A run reaching bit 63 escapes the next block's first byte.
+        assert_eq!(escaped_bytes(1 << 63, &mut carry), 0);
+        assert_eq!(carry, 1);
+        assert_eq!(escaped_bytes(0, &mut carry), 1);
+        assert_eq!(prefix_xor(0b1001), 0b0111);
+        assert_eq!(prefix_xor(1), u64::MAX);
+    }
+}
