@@ -5,7 +5,8 @@ use core::arch::x86_64::{
     _mm256_or_si256, _mm256_set1_epi8,
 };
 
-use super::skip::{Masks, skip_blocks};
+use super::skip::{Masks, skip_blocks, skip_text_blocks};
+use super::text::{Text, TextMasks, text_blocks};
 
 /// Whether this CPU can run [`find_special`] and [`skip_container`] (AVX2, and
 /// POPCNT, which every AVX2 CPU has, for the bracket counts).
@@ -81,5 +82,60 @@ pub(crate) unsafe fn skip_container(bytes: &[u8], p: usize) -> usize {
         |b, at| unsafe { structural_masks64(b, at) },
         // SAFETY: the padded block is 64 bytes long; AVX2 as above.
         |block| unsafe { structural_masks64(block, 0) },
+    )
+}
+
+/// The quote, backslash and special (below 0x20 or above 0x7f) masks of
+/// `bytes[from..from + 64]` (bit i = byte `from + i`), in two 32-byte steps.
+///
+/// # Safety
+/// - `from + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
+    debug_assert!(from + 64 <= bytes.len());
+    let mut m = TextMasks::default();
+    for k in 0..2 {
+        // SAFETY: `from + 32 * k + 32 <= from + 64 <= bytes.len()` (the caller's
+        // guarantee), so each unaligned 32-byte load stays inside `bytes`.
+        let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(from + 32 * k) as *const __m256i) };
+        let bits = |x| u64::from(_mm256_movemask_epi8(x) as u32) << (32 * k);
+        m.quotes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8)));
+        m.backslashes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
+        // Signed: 0x20 > v holds for control bytes and for every byte >= 0x80.
+        m.special |= bits(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v));
+    }
+    m
+}
+
+/// Validates a long string body from the backslash at `bytes[p]`
+/// ([`text_blocks`] on AVX2 masks).
+///
+/// # Safety
+/// - The CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn text(bytes: &[u8], p: usize) -> Text {
+    // SAFETY: `text_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is the
+    // caller's guarantee.
+    text_blocks(bytes, p, |b, at| unsafe { text_masks64(b, at) })
+}
+
+/// One past the closing quote of the validated string in which `bytes[p]` is a
+/// backslash ([`skip_text_blocks`] on AVX2 masks).
+///
+/// # Safety
+/// - The CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn skip_text(bytes: &[u8], p: usize) -> usize {
+    let qb = |m: TextMasks| (m.quotes, m.backslashes);
+    skip_text_blocks(
+        bytes,
+        p,
+        // SAFETY: `skip_text_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is
+        // the caller's guarantee.
+        |b, at| qb(unsafe { text_masks64(b, at) }),
+        // SAFETY: the padded block is 64 bytes long; AVX2 as above.
+        |block| qb(unsafe { text_masks64(block, 0) }),
     )
 }

@@ -12,8 +12,9 @@ pub(crate) mod scalar;
 pub(crate) mod skip;
 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
 pub(crate) mod sse2;
+pub(crate) mod text;
 
 pub(crate) use runtime::{
-    HAS_MASK16, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
-    quote_backslash_masks64, skip_container,
+    HAS_MASK16, find_quote_or_backslash, find_special, mask16, mask16_unchecked, skip_container,
+    skip_text, text,
 };

@@ -40,6 +40,30 @@ mod imp {
         }
     }
 
+    /// Validates a long string body from the backslash at `bytes[p]`, 64 bytes a
+    /// step ([`super::super::text`]).
+    #[inline]
+    pub(crate) fn text(bytes: &[u8], p: usize) -> super::super::text::Text {
+        if avx2() {
+            // SAFETY: AVX2 was detected on this CPU by `detect`.
+            unsafe { super::super::avx2::text(bytes, p) }
+        } else {
+            super::super::sse2::text(bytes, p)
+        }
+    }
+
+    /// One past the closing quote of the validated string in which `bytes[p]` is
+    /// a backslash, 64 bytes a step ([`super::super::skip::skip_text_blocks`]).
+    #[inline]
+    pub(crate) fn skip_text(bytes: &[u8], p: usize) -> usize {
+        if avx2() {
+            // SAFETY: AVX2 was detected on this CPU by `detect`.
+            unsafe { super::super::avx2::skip_text(bytes, p) }
+        } else {
+            super::super::sse2::skip_text(bytes, p)
+        }
+    }
+
     /// Whether the AVX2 kernels may run (detected once, then cached).
     #[inline(always)]
     fn avx2() -> bool {
@@ -50,7 +74,7 @@ mod imp {
         c == AVX2
     }
 
-    pub(crate) use super::super::sse2::{mask16, mask16_unchecked, quote_backslash_masks64};
+    pub(crate) use super::super::sse2::{mask16, mask16_unchecked};
 
     /// The end of the validated array or object opening at `bytes[p]`, 64 bytes
     /// a step ([`super::super::skip`]).
@@ -122,27 +146,25 @@ mod imp {
         })
     }
 
-    /// The `"` and `\\` bitmasks of 64 bytes, byte by byte (never called on hot
-    /// paths here: [`HAS_MASK16`] is `false`).
-    ///
-    /// # Safety
-    /// `from + 64 <= bytes.len()` (checked anyway: this build has no unsafe loads).
-    #[inline]
-    pub(crate) unsafe fn quote_backslash_masks64(bytes: &[u8], from: usize) -> (u64, u64) {
-        (0..64).fold((0, 0), |(q, b), i| {
-            let c = bytes[from + i];
-            (
-                q | u64::from(c == b'"') << i,
-                b | u64::from(c == b'\\') << i,
-            )
-        })
-    }
-
     /// The end of the validated array or object opening at `bytes[p]`, 64 bytes
     /// a step on byte-by-byte masks ([`super::super::skip`]).
     #[inline]
     pub(crate) fn skip_container(bytes: &[u8], p: usize) -> usize {
         super::super::skip::skip_container_scalar(bytes, p)
+    }
+
+    /// One past the closing quote of the validated string in which `bytes[p]` is
+    /// a backslash, 64 bytes a step on byte-by-byte masks.
+    #[inline]
+    pub(crate) fn skip_text(bytes: &[u8], p: usize) -> usize {
+        super::super::skip::skip_text_scalar(bytes, p)
+    }
+
+    /// Validates a long string body from the backslash at `bytes[p]`, 64 bytes a
+    /// step on byte-by-byte masks ([`super::super::text`]).
+    #[inline]
+    pub(crate) fn text(bytes: &[u8], p: usize) -> super::super::text::Text {
+        super::super::text::text_blocks_scalar(bytes, p)
     }
 
     /// The name of the kernel in use, for benches and reports.
@@ -153,7 +175,7 @@ mod imp {
 
 pub(crate) use imp::{
     HAS_MASK16, backend, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
-    quote_backslash_masks64, skip_container,
+    skip_container, skip_text, text,
 };
 
 #[cfg(test)]

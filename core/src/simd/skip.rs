@@ -134,6 +134,44 @@ pub(crate) fn skip_blocks(
     b.len()
 }
 
+/// One past the closing quote of the validated string in which `b[p]` is a
+/// backslash: 64 bytes a step, escapes resolved from the backslash mask alone
+/// ([`escaped_bytes`]); the closing quote is the first quote not escaped; `b.len()`
+/// if there is none (never, for validated input). `masks(b, at)` gives the quote
+/// and backslash masks and is called only with `at + 64 <= b.len()`; the last
+/// partial block is copied into a padded buffer for `tail_masks`.
+#[inline(always)]
+pub(crate) fn skip_text_blocks(
+    b: &[u8],
+    p: usize,
+    masks: impl Fn(&[u8], usize) -> (u64, u64),
+    tail_masks: impl Fn(&[u8; 64]) -> (u64, u64),
+) -> usize {
+    debug_assert_eq!(b.get(p), Some(&b'\\'));
+    let mut carry = 0u64;
+    let mut at = p;
+    while b.len() >= 64 && at <= b.len() - 64 {
+        tick(1);
+        let (quotes, backslashes) = masks(b, at);
+        let closing = quotes & !escaped_bytes(backslashes, &mut carry);
+        if closing != 0 {
+            return at + closing.trailing_zeros() as usize + 1;
+        }
+        at += 64;
+    }
+    if at < b.len() {
+        let mut block = [b' '; 64];
+        block[..b.len() - at].copy_from_slice(&b[at..]);
+        tick(1);
+        let (quotes, backslashes) = tail_masks(&block);
+        let closing = quotes & !escaped_bytes(backslashes, &mut carry);
+        if closing != 0 {
+            return at + closing.trailing_zeros() as usize + 1;
+        }
+    }
+    b.len()
+}
+
 /// The state carried from one block to the next.
 struct Walk {
     /// Open brackets not yet closed.
@@ -195,6 +233,34 @@ pub(crate) fn skip_container_scalar(b: &[u8], p: usize) -> usize {
             masks_scalar(&block)
         },
         masks_scalar,
+    )
+}
+
+/// [`skip_text_blocks`] with the scalar masks: the scalar build's kernel.
+#[cfg_attr(
+    all(
+        target_arch = "x86_64",
+        not(switchboard_disable_simd),
+        not(miri),
+        not(test)
+    ),
+    allow(dead_code)
+)]
+#[inline]
+pub(crate) fn skip_text_scalar(b: &[u8], p: usize) -> usize {
+    let qb = |block: &[u8; 64]| {
+        let m = masks_scalar(block);
+        (m.quotes, m.backslashes)
+    };
+    skip_text_blocks(
+        b,
+        p,
+        |b, at| {
+            let mut block = [0u8; 64];
+            block.copy_from_slice(&b[at..at + 64]);
+            qb(&block)
+        },
+        qb,
     )
 }
 
@@ -298,6 +364,48 @@ mod tests {
                 if super::super::avx2::is_available() {
                     // SAFETY: AVX2 was just detected on this CPU.
                     let e = unsafe { super::super::avx2::skip_container(&v, start) };
+                    assert_eq!(e, end, "avx2 {ctx}");
+                }
+            }
+        }
+    }
+
+    /// Long strings skipped from a backslash inside them end where a byte walk
+    /// says, in every kernel (backslash runs and escaped quotes across block
+    /// boundaries, strings ending in the padded last block).
+    #[test]
+    fn skip_text_matches_a_byte_walk() {
+        let mut seed = 0x7e47_5eed_u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let pieces: [&[u8]; 6] = [b"a", b"\\\\", b"\\\"", b"\\n", b"[{x}]", b"\\\\\\\\"];
+        let rounds = if cfg!(miri) { 40 } else { 4000 };
+        for _ in 0..rounds {
+            let mut s = vec![b' '; next() % 70];
+            let start = s.len();
+            s.extend_from_slice(b"\"\\n");
+            let target = next() % 300;
+            while s.len() - start < target {
+                s.extend_from_slice(pieces[next() % pieces.len()]);
+            }
+            s.push(b'"');
+            let end = s.len();
+            s.extend_from_slice(&b"],\"k\":\"v\"}"[..next() % 11]);
+            s.extend(std::iter::repeat_n(b'x', next() % 80));
+            let p = start + 1; // the first backslash
+            let ctx = String::from_utf8_lossy(&s).into_owned();
+            assert_eq!(skip_text_scalar(&s, p), end, "scalar {ctx}");
+            assert_eq!(super::super::skip_text(&s, p), end, "runtime {ctx}");
+            #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+            {
+                assert_eq!(super::super::sse2::skip_text(&s, p), end, "sse2 {ctx}");
+                if super::super::avx2::is_available() {
+                    // SAFETY: AVX2 was just detected on this CPU.
+                    let e = unsafe { super::super::avx2::skip_text(&s, p) };
                     assert_eq!(e, end, "avx2 {ctx}");
                 }
             }

@@ -5,7 +5,8 @@ use core::arch::x86_64::{
     _mm_set1_epi8,
 };
 
-use super::skip::{Masks, skip_blocks};
+use super::skip::{Masks, skip_blocks, skip_text_blocks};
+use super::text::{Text, TextMasks, text_blocks};
 
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
 #[inline]
@@ -171,5 +172,57 @@ pub(crate) fn skip_container(bytes: &[u8], p: usize) -> usize {
         |b, at| unsafe { structural_masks64(b, at) },
         // SAFETY: the padded block is 64 bytes long.
         |block| unsafe { structural_masks64(block, 0) },
+    )
+}
+
+/// The quote, backslash and special (below 0x20 or above 0x7f) masks of
+/// `bytes[from..from + 64]` (bit i = byte `from + i`).
+///
+/// # Safety
+/// `from + 64 <= bytes.len()`.
+#[inline(always)]
+pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
+    debug_assert!(from + 64 <= bytes.len());
+    let mut m = TextMasks::default();
+    for k in 0..4 {
+        // SAFETY: `from + 16 * k + 16 <= from + 64 <= bytes.len()` (the caller's
+        // guarantee), so each unaligned 16-byte load stays inside `bytes`; SSE2 is
+        // part of the x86_64 baseline.
+        let [q, b, s] = unsafe {
+            let v = _mm_loadu_si128(bytes.as_ptr().add(from + 16 * k) as *const __m128i);
+            [
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)),
+                // Signed: below 0x20 holds for control bytes and every byte >= 0x80.
+                _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+            ]
+            .map(|x| u64::from(_mm_movemask_epi8(x) as u16))
+        };
+        m.quotes |= q << (16 * k);
+        m.backslashes |= b << (16 * k);
+        m.special |= s << (16 * k);
+    }
+    m
+}
+
+/// Validates a long string body from the backslash at `bytes[p]`
+/// ([`text_blocks`] on SSE2 masks).
+#[inline]
+pub(crate) fn text(bytes: &[u8], p: usize) -> Text {
+    // SAFETY: `text_blocks` passes only `at + 64 <= bytes.len()`.
+    text_blocks(bytes, p, |b, at| unsafe { text_masks64(b, at) })
+}
+
+/// One past the closing quote of the validated string in which `bytes[p]` is a
+/// backslash ([`skip_text_blocks`] on SSE2 masks).
+#[inline]
+pub(crate) fn skip_text(bytes: &[u8], p: usize) -> usize {
+    skip_text_blocks(
+        bytes,
+        p,
+        // SAFETY: `skip_text_blocks` passes only `at + 64 <= bytes.len()`.
+        |b, at| unsafe { quote_backslash_masks64(b, at) },
+        // SAFETY: the padded block is 64 bytes long.
+        |block| unsafe { quote_backslash_masks64(block, 0) },
     )
 }

@@ -1,0 +1,178 @@
+//! Validating long string bodies with escapes 64 bytes a step.
+//!
+//! Text (source files, prose, logs) carries an escape every line or so; stopping
+//! at each one costs a kernel call and an escape check per line. Here, per
+//! 64-byte block, three bitmasks (quotes, backslashes, and bytes below 0x20 or
+//! above 0x7f) give the escaped bytes without a branch ([`escaped_bytes`]), so
+//! the closing quote (the first unescaped one) and every escape letter are found
+//! from the masks; only the letters are checked, one table read each (`\u`
+//! escapes through [`unescape::check_escape`]).
+//!
+//! Non-ASCII characters are validated one by one where the special mask flags
+//! them. Anything else (a control byte, invalid UTF-8, a bad escape, fewer than
+//! 64 bytes left) hands back to the scanner's general string loop at a boundary
+//! it can resume from ([`Text::Resume`]), which then reports errors exactly as it
+//! always does.
+
+use super::skip::escaped_bytes;
+use crate::parse::ops::tick;
+use crate::parse::scan;
+use crate::unescape;
+
+/// The masks of one 64-byte block of string body: bit i is byte i.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TextMasks {
+    /// `"` bytes.
+    pub quotes: u64,
+    /// `\\` bytes.
+    pub backslashes: u64,
+    /// Bytes below 0x20 or above 0x7f.
+    pub special: u64,
+}
+
+/// Where a block walk stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Text {
+    /// The string ends here (one past its closing quote); the body is valid.
+    End(usize),
+    /// The body is valid up to here, a byte outside any escape (or the backslash
+    /// starting one): the general loop resumes from it.
+    Resume(usize),
+}
+
+/// The escape letters that need no more checking.
+static SIMPLE_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let letters = *b"\"\\/bfnrt";
+    let mut i = 0;
+    while i < letters.len() {
+        t[letters[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// The masks of 64 bytes, byte by byte: the reference the SIMD kernels are
+/// tested against, and the kernel of the scalar build.
+#[cfg_attr(
+    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    allow(dead_code) // the scalar build's kernel; here only the tests' reference
+)]
+#[inline]
+pub(crate) fn masks_scalar(b: &[u8], at: usize) -> TextMasks {
+    let mut m = TextMasks::default();
+    for (i, &c) in b[at..at + 64].iter().enumerate() {
+        let bit = 1u64 << i;
+        match c {
+            b'"' => m.quotes |= bit,
+            b'\\' => m.backslashes |= bit,
+            0..0x20 | 0x80.. => m.special |= bit,
+            _ => {}
+        }
+    }
+    m
+}
+
+/// Validates the string body from `p`, an unescaped backslash inside a string,
+/// 64 bytes a step. `masks(b, at)` is called only with `at + 64 <= b.len()`.
+#[inline(always)]
+pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> TextMasks) -> Text {
+    debug_assert_eq!(b.get(p), Some(&b'\\'));
+    let mut at = p;
+    let mut carry = 0u64;
+    // Where the last multi-byte character ended (it may reach into this block).
+    let mut utf8_end = p;
+    while b.len() >= 64 && at <= b.len() - 64 {
+        tick(1);
+        let m = masks(b, at);
+        let escaped = escaped_bytes(m.backslashes, &mut carry);
+        let closing = m.quotes & !escaped;
+        // The bits below the closing quote (all of them when there is none).
+        let body = closing.wrapping_sub(1) & !closing;
+        let mut special = m.special & body;
+        if utf8_end > at {
+            // Continuation bytes of a character from the block before.
+            special &= !0u64 << (utf8_end - at);
+        }
+        // The first byte (index in the block) the walk cannot pass: a control
+        // byte or invalid UTF-8; the general loop reports it.
+        let mut stop = 64;
+        while special != 0 {
+            tick(1);
+            let i = special.trailing_zeros() as usize;
+            let c = b[at + i];
+            let end = if c < 0x20 {
+                None
+            } else {
+                scan::utf8_char_end(b, at + i)
+            };
+            let Some(end) = end else {
+                stop = i;
+                break;
+            };
+            // Clear the character's bytes (the shift drops any past this block).
+            special &= !(((1u64 << (end - at - i)) - 1) << i);
+            utf8_end = end;
+        }
+        let before_stop = if stop == 64 { !0 } else { (1u64 << stop) - 1 };
+        let mut letters = escaped & body & before_stop;
+        while letters != 0 {
+            tick(1);
+            let i = at + letters.trailing_zeros() as usize;
+            let c = b[i];
+            if !SIMPLE_ESCAPE[c as usize]
+                && (c != b'u' || unescape::check_escape(b, i - 1).is_none())
+            {
+                return Text::Resume(i - 1);
+            }
+            letters &= letters - 1;
+        }
+        if stop < 64 {
+            return Text::Resume(at + stop);
+        }
+        if closing != 0 {
+            return Text::End(at + closing.trailing_zeros() as usize + 1);
+        }
+        at += 64;
+    }
+    Text::Resume((at - carry as usize).max(utf8_end))
+}
+
+/// [`text_blocks`] with the scalar masks: the scalar build's kernel.
+#[cfg_attr(
+    all(
+        target_arch = "x86_64",
+        not(switchboard_disable_simd),
+        not(miri)
+    ),
+    allow(dead_code) // the scalar build's kernel (Miri runs it through the scanner)
+)]
+#[inline]
+pub(crate) fn text_blocks_scalar(b: &[u8], p: usize) -> Text {
+    text_blocks(b, p, masks_scalar)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The SIMD masks equal the scalar ones for every byte value at every position.
+    #[test]
+    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+    fn masks_match_scalar() {
+        for c in 0..=255u8 {
+            for pos in 0..64 {
+                let mut block = [b'a'; 70];
+                block[pos] = c;
+                block[(pos + 17) % 64] = b'"';
+                let want = super::masks_scalar(&block, 3);
+                // SAFETY: 3 + 64 <= 70.
+                let sse2 = unsafe { super::super::sse2::text_masks64(&block, 3) };
+                assert_eq!(sse2, want, "sse2 byte {c} at {pos}");
+                if super::super::avx2::is_available() {
+                    // SAFETY: 3 + 64 <= 70, and AVX2 was just detected on this CPU.
+                    let avx2 = unsafe { super::super::avx2::text_masks64(&block, 3) };
+                    assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
+                }
+            }
+        }
+    }
+}
