@@ -5,6 +5,7 @@
 //!   (RFC 8259, UTF-8) within our depth limit", built on `serde_json`, for
 //!   differential tests against [`switchboard::Parser::validate`].
 //! - [`json_depth`]: the nesting depth of a text, counted the way SPEC.md counts it.
+//! - [`counting`]: a counting global allocator for the zero-allocation tests.
 
 use std::path::{Path, PathBuf};
 
@@ -148,5 +149,81 @@ mod tests {
         let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
         assert!(reference_accepts(deep(128).as_bytes()));
         assert!(!reference_accepts(deep(129).as_bytes()));
+    }
+}
+
+pub mod counting {
+    //! A global allocator that counts allocations per thread, for the tests that
+    //! assert "no allocation after warm-up". A test binary installs it with
+    //!
+    //! ```
+    //! #[global_allocator]
+    //! static GLOBAL: switchboard_tests::counting::Counting = switchboard_tests::counting::Counting;
+    //! # fn main() {
+    //! let (v, n) = switchboard_tests::counting::allocations(|| vec![1u8; 8]);
+    //! assert_eq!((v.len(), n), (8, 1));
+    //! # }
+    //! ```
+    //!
+    //! The test harness runs tests on several threads, so allocations are counted per
+    //! thread (a `const`-initialised thread-local `Cell`, which itself never
+    //! allocates) and each test only looks at its own thread's count.
+
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    /// Wraps [`System`], counting every allocation (and reallocation) of the
+    /// current thread.
+    #[derive(Debug)]
+    pub struct Counting;
+
+    thread_local! {
+        static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    fn count_one() {
+        // `try_with`: during thread teardown the slot may be gone; such allocations
+        // happen outside any measurement.
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
+
+    // SAFETY: every method forwards to `System` with the caller's own arguments, so
+    // `System`'s guarantees are ours; counting touches only a thread-local `Cell<u64>`
+    // with a `const` initialiser and no destructor, which neither allocates nor unwinds.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            count_one();
+            // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract (non-zero
+            // size), which is `System`'s.
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            count_one();
+            // SAFETY: same contract as `alloc`, forwarded unchanged.
+            unsafe { System.alloc_zeroed(layout) }
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            count_one();
+            // SAFETY: `ptr` was allocated by this allocator, that is by `System`, with
+            // `layout`; the caller upholds the rest of `realloc`'s contract.
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: `ptr` was allocated by this allocator, that is by `System`,
+            // with `layout`.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    /// Runs `f`, returning its result and how many allocations this thread made
+    /// meanwhile (counted only where [`Counting`] is the global allocator).
+    pub fn allocations<R>(f: impl FnOnce() -> R) -> (R, u64) {
+        let before = ALLOCATIONS.with(Cell::get);
+        let r = f();
+        let after = ALLOCATIONS.with(Cell::get);
+        (r, after - before)
     }
 }

@@ -1,70 +1,18 @@
 //! Zero allocations: once a parser is warm, parsing a message of a shape it has
 //! seen before, and reading everything in it, allocates nothing.
 //!
-//! This binary has its own counting global allocator. The test harness runs tests
-//! on several threads, so allocations are counted per thread (a `const`-initialised
-//! thread-local `Cell`, which itself never allocates) and each test only looks at
-//! its own thread's count.
+//! This binary installs the counting global allocator of
+//! `switchboard_tests::counting` (per-thread counts: tests run on several threads).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::fmt::{self, Write as _};
 use std::hint::black_box;
 
+use switchboard_tests::counting::{Counting, allocations};
+
 use switchboard::{Code, Field, Item, Message, Params, Parser, ParserConfig, RawValue, Reason};
-
-/// Wraps [`System`], counting every allocation (and reallocation) of the current thread.
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn count_one() {
-    // `try_with`: during thread teardown the slot may be gone; such allocations
-    // happen outside any measurement.
-    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-}
-
-// SAFETY: every method forwards to `System` with the caller's own arguments, so
-// `System`'s guarantees are ours; counting touches only a thread-local `Cell<u64>`
-// with a `const` initialiser and no destructor, which neither allocates nor unwinds.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_one();
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract (non-zero size), which is `System`'s.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count_one();
-        // SAFETY: same contract as `alloc`, forwarded unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_one();
-        // SAFETY: `ptr` was allocated by this allocator, that is by `System`, with
-        // `layout`; the caller upholds the rest of `realloc`'s contract.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by this allocator, that is by `System`, with `layout`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Runs `f`, returning its result and how many allocations this thread made meanwhile.
-fn allocations<R>(f: impl FnOnce() -> R) -> (R, u64) {
-    let before = ALLOCATIONS.with(Cell::get);
-    let r = f();
-    let after = ALLOCATIONS.with(Cell::get);
-    (r, after - before)
-}
 
 /// A `fmt::Write` into a fixed buffer: writing an error's `data` must not allocate.
 struct FixedBuf {

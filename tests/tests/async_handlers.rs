@@ -5,11 +5,9 @@
 //! panicking futures, cancellation, and byte-identical answers to `handle` for
 //! messages without async methods.
 //!
-//! This binary has a counting global allocator (per thread, like tests/alloc.rs) for
-//! the allocation checks.
+//! This binary installs the counting global allocator of
+//! `switchboard_tests::counting` for the allocation checks.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -19,55 +17,12 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use switchboard_tests::counting::{Counting, allocations};
+
 use switchboard::{OwnedCall, Router, RouterBuilder, RpcError, Session};
-
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn count_one() {
-    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-}
-
-// SAFETY: every method forwards to `System` with the caller's own arguments, so
-// `System`'s guarantees are ours; counting touches only a thread-local `Cell<u64>`
-// with a `const` initialiser and no destructor, which neither allocates nor unwinds.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_one();
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which is `System`'s.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count_one();
-        // SAFETY: as for `alloc`.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller passes a block this allocator (that is, `System`) gave out.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_one();
-        // SAFETY: as for `dealloc`, with a valid new size from the caller.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Allocations made by this thread while `f` runs.
-fn allocations<T>(f: impl FnOnce() -> T) -> (T, u64) {
-    let before = ALLOCATIONS.with(Cell::get);
-    let r = f();
-    (r, ALLOCATIONS.with(Cell::get) - before)
-}
 
 /// Polls `fut` (with a waker that does nothing) at most `budget` times.
 fn poll_within<F: Future>(budget: usize, fut: F) -> Option<F::Output> {
