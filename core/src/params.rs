@@ -323,10 +323,14 @@ impl<'a> Key<'a> {
     /// Whether the name equals `name` after unescaping.
     #[inline]
     pub fn eq_str(&self, name: &str) -> bool {
-        if self.inner.contains(&b'\\') {
-            unescape::escaped_eq(self.inner, name.as_bytes())
+        let (inner, name) = (self.inner, name.as_bytes());
+        if inner.len() == name.len() {
+            // Every escape decodes to fewer bytes than it spells, so a name of the
+            // same length matches only byte for byte, without escapes.
+            inner == name && !name.contains(&b'\\')
         } else {
-            self.inner == name.as_bytes()
+            // Only escapes can make the raw name longer than `name`.
+            inner.len() > name.len() && inner.contains(&b'\\') && unescape::escaped_eq(inner, name)
         }
     }
 
@@ -585,6 +589,32 @@ mod tests {
     /// byte walk, for strings of every length up to 300 bytes made of runs of
     /// backslashes (odd and even, across block boundaries), escaped quotes and
     /// plain bytes, at every offset of a block.
+    /// Member names compare after unescaping, whatever the lengths.
+    #[test]
+    fn key_eq_str_unescapes() {
+        let cases: [(&[u8], &str, bool); 10] = [
+            (b"minuend", "minuend", true),
+            (b"minuend", "minuenD", false),
+            (b"minuend", "minuends", false),
+            (b"min\\u0075end", "minuend", true),
+            (b"\\u006dinuend", "minuend", true),
+            (b"min\\u0075end", "minuenx", false),
+            (b"a\\\\b", "a\\b", true),
+            (b"a\\b", "a\\b", false), // `\b` is a backspace, not a backslash and `b`
+            (b"a\\/", "a/", true),
+            (b"", "", true),
+        ];
+        for (raw, name, want) in cases {
+            let key = super::Key { inner: raw };
+            assert_eq!(
+                key.eq_str(name),
+                want,
+                "{} vs {name}",
+                String::from_utf8_lossy(raw)
+            );
+        }
+    }
+
     #[test]
     #[cfg_attr(miri, ignore)] // thousands of strings (the skip tests in simd::skip run under Miri)
     fn skip_string_matches_a_byte_walk() {
