@@ -124,8 +124,8 @@ if [[ "${1:-}" == "profile" ]]; then
     exit 0
 fi
 
-stacks_classify="switchboard serde_json serde_json_raw simd_json_tape simd_json_serde"
-stacks_rpc="switchboard serde_json jsonrpsee_callback jsonrpsee jsonrpc_core"
+stacks_classify="switchboard serde_json serde_json_raw sonic_rs simd_json_tape simd_json_serde"
+stacks_rpc="switchboard serde_json sonic_rs jsonrpsee_callback jsonrpsee jsonrpc_core"
 stacks_lookup="switchboard std_hashmap ahash_hashmap phf match"
 workloads="${WORKLOADS:-eth_getBalance subtract_positional subtract_named batch10_eth_getBalance params_4k text_64k base64_64k rpc_eth_getBalance rpc_subtract rpc_batch10_subtract rpc_batch10_eth_getBalance lookup_10 lookup_100 lookup_1000 lookup_10000}"
 # `corpus` and `parse:corpus` stand for every corpus file, in the corpus's order.
@@ -174,7 +174,7 @@ for w in $workloads; do
                 if [[ "$w" =~ ^(params_4k|text_64k|base64_64k)$ ]]; then
                     [[ "$s" == simd_json_serde ]] && continue
                 elif [[ "$w" == parse:* ]]; then
-                    # Corpus files: the four stacks that classify whole messages.
+                    # Corpus files: the five stacks that classify whole messages.
                     [[ "$s" == serde_json_raw ]] && continue
                 else
                     [[ "$s" == serde_json_raw ]] && continue

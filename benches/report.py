@@ -16,12 +16,13 @@ import os
 import re
 import sys
 
-RPC_STACKS = ["switchboard", "serde_json", "jsonrpsee_callback", "jsonrpsee", "jsonrpc_core"]
-PARSE_STACKS = ["switchboard", "serde_json", "simd_json_tape", "simd_json_serde"]
+RPC_STACKS = ["switchboard", "serde_json", "sonic_rs", "jsonrpsee_callback", "jsonrpsee", "jsonrpc_core"]
+PARSE_STACKS = ["switchboard", "serde_json", "sonic_rs", "simd_json_tape", "simd_json_serde"]
 LOOKUP_STACKS = ["switchboard", "ahash_hashmap", "std_hashmap", "phf", "match"]
 COLORS = {
     "switchboard": "#1b9e77",
     "serde_json": "#7570b3",
+    "sonic_rs": "#1f78b4",
     "jsonrpsee_callback": "#e6ab02",
     "jsonrpsee": "#d95f02",
     "jsonrpc_core": "#e7298a",
@@ -265,6 +266,9 @@ def main():
     threads = read_tsv(os.path.join(raw, "threads.tsv"))
 
     machine = f"{meta.get('cpu', '?')}, {meta.get('cores', '?')} cores, switchboard SIMD backend {meta.get('backend', '?')}"
+    if meta.get("sonic_rs"):
+        # sonic-rs has no run-time dispatch: its kernels are the build's target features.
+        machine += f", sonic-rs kernels {meta['sonic_rs']}"
     when = meta.get("date", "?")
     md = []
     md.append("# Benchmark report\n")

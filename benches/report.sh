@@ -81,7 +81,7 @@ wait $p1
 wait $p2
 cg "$raw/cg-lookup.part" WORKLOADS="lookup_10 lookup_100 lookup_1000 lookup_10000" &
 p1=$!
-cg "$raw/cg-scale.part" STACKS="switchboard serde_json simd_json_tape simd_json_serde" \
+cg "$raw/cg-scale.part" STACKS="switchboard serde_json sonic_rs simd_json_tape simd_json_serde" \
     WORKLOADS="rpc_batch_1 rpc_batch_10 rpc_batch_100 rpc_batch_1000 parse_params_100 parse_params_1000 parse_params_10000 parse_params_100000 parse_params_1000000" &
 p2=$!
 wait $p1
@@ -98,6 +98,7 @@ cpu="$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
     echo "cpu=${cpu:-$(uname -m)} ($(uname -m))"
     echo "cores=$(nproc)"
     echo "backend=$("$count" backends | sed -E 's/^switchboard=([^ ]+).*/\1/')"
+    echo "sonic_rs=$("$count" backends 2>/dev/null | sed -E 's/.*sonic-rs=([^ ]+).*/\1/')"
     echo "rustc=$(rustc --version)"
     echo "load=$load"
     echo "rounds=$rounds"

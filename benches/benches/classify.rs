@@ -1,5 +1,5 @@
-//! Issue 2 benches: the scanner and classifier side by side with serde_json and
-//! simd-json, each group in one run so that ratios between stacks are meaningful
+//! Issue 2 benches: the scanner and classifier side by side with serde_json,
+//! sonic-rs and simd-json, each group in one run so that ratios between stacks are meaningful
 //! on a noisy machine.
 //!
 //! - `classify_*`: validate a whole message, classify it, and extract the method
@@ -26,8 +26,8 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 use switchboard_benches::{
-    SerdeJson, SerdeJsonRaw, SimdJsonSerde, SimdJsonTape, Stack, Switchboard, Workload,
-    check_stack, corpus, corpus_workload, simd_json_backend, workload,
+    SerdeJson, SerdeJsonRaw, SimdJsonSerde, SimdJsonTape, SonicRs, Stack, Switchboard, Workload,
+    check_stack, corpus, corpus_workload, dispatch::sonic_rs_backend, simd_json_backend, workload,
 };
 
 #[global_allocator]
@@ -86,6 +86,7 @@ fn classify(c: &mut Criterion) {
         let mut g = group(c, group_name, &w);
         bench_stack::<Switchboard>(&mut g, &w);
         bench_stack::<SerdeJson>(&mut g, &w);
+        bench_stack::<SonicRs>(&mut g, &w);
         bench_stack::<SimdJsonTape>(&mut g, &w);
         bench_stack::<SimdJsonSerde>(&mut g, &w);
         if copy {
@@ -106,6 +107,7 @@ fn validate(c: &mut Criterion) {
         bench_stack::<Switchboard>(&mut g, &w);
         bench_stack::<SerdeJson>(&mut g, &w);
         bench_stack::<SerdeJsonRaw>(&mut g, &w);
+        bench_stack::<SonicRs>(&mut g, &w);
         bench_stack::<SimdJsonTape>(&mut g, &w);
         if copy {
             bench_input_copy(&mut g, &w);
@@ -122,6 +124,7 @@ fn corpus_groups(c: &mut Criterion) {
         let mut g = group(c, w.name, &w);
         bench_stack::<Switchboard>(&mut g, &w);
         bench_stack::<SerdeJson>(&mut g, &w);
+        bench_stack::<SonicRs>(&mut g, &w);
         bench_stack::<SimdJsonTape>(&mut g, &w);
         bench_stack::<SimdJsonSerde>(&mut g, &w);
         g.finish();
@@ -130,9 +133,10 @@ fn corpus_groups(c: &mut Criterion) {
 
 fn main() {
     println!(
-        "switchboard simd backend: {}; simd-json backend: {}",
+        "switchboard simd backend: {}; simd-json backend: {}; sonic-rs kernels: {}",
         switchboard::_benchable::simd_backend(),
-        simd_json_backend()
+        simd_json_backend(),
+        sonic_rs_backend()
     );
     // Modest defaults for a shared 2-core machine; command-line flags override them.
     let mut c = Criterion::default()

@@ -1,5 +1,5 @@
 //! Issue 3 benches: full request bytes to response bytes, switchboard side by side
-//! with jsonrpsee, jsonrpc-core and a hand-written serde_json server, the same
+//! with jsonrpsee, jsonrpc-core and a hand-written server on serde_json and on sonic-rs, the same
 //! methods and the same answers on every stack (see `switchboard_benches::dispatch`
 //! for what each row runs).
 //!
@@ -21,8 +21,8 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput};
 use switchboard_benches::corpus;
 use switchboard_benches::dispatch::{
-    JsonrpcCore, Jsonrpsee, JsonrpseeCallback, RpcWorkload, SerdeServer, Server, Switchboard,
-    check, rpc_workload,
+    JsonrpcCore, Jsonrpsee, JsonrpseeCallback, RpcWorkload, SerdeServer, Server, SonicRs,
+    Switchboard, check, rpc_workload, sonic_rs_backend,
 };
 
 #[global_allocator]
@@ -67,6 +67,7 @@ fn dispatch(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(w.bytes.len() as u64));
         bench_server::<Switchboard>(&mut g, &w);
         bench_server::<SerdeServer>(&mut g, &w);
+        bench_server::<SonicRs>(&mut g, &w);
         bench_server::<JsonrpseeCallback>(&mut g, &w);
         bench_server::<Jsonrpsee>(&mut g, &w);
         bench_server::<JsonrpcCore>(&mut g, &w);
@@ -82,6 +83,7 @@ fn corpus_groups(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(w.bytes.len() as u64));
         bench_server::<Switchboard>(&mut g, &w);
         bench_server::<SerdeServer>(&mut g, &w);
+        bench_server::<SonicRs>(&mut g, &w);
         bench_server::<JsonrpseeCallback>(&mut g, &w);
         bench_server::<Jsonrpsee>(&mut g, &w);
         bench_server::<JsonrpcCore>(&mut g, &w);
@@ -91,8 +93,9 @@ fn corpus_groups(c: &mut Criterion) {
 
 fn main() {
     println!(
-        "switchboard simd backend: {}",
-        switchboard::_benchable::simd_backend()
+        "switchboard simd backend: {}; sonic-rs kernels: {}",
+        switchboard::_benchable::simd_backend(),
+        sonic_rs_backend()
     );
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))

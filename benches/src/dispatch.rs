@@ -8,6 +8,7 @@
 //! | --- | --- |
 //! | `switchboard` | `Session::handle` with the demo router, one reused session |
 //! | `serde_json` | hand-written: `from_slice` into a struct with `&RawValue` params and id, `match` on the method, typed params, `serde_json::to_writer` into a reused `Vec` |
+//! | `sonic_rs` | the same hand-written server on sonic-rs: `sonic_rs::from_slice` into a struct with `LazyValue` params and id, `match` on the method, typed params (`sonic_rs::from_str`), `sonic_rs::to_writer` into a reused `Vec` |
 //! | `jsonrpsee` | `RpcModule::raw_json_request` (the documented in-process call), polled once with a no-op waker (sync methods never pend, so no runtime is needed) |
 //! | `jsonrpsee_callback` | what `raw_json_request` does minus its per-call channel and `Extensions` clone: `from_slice` into `jsonrpsee_types::Request`, `Methods::method`, the `MethodCallback::Sync` callback; the cheapest in-process path jsonrpsee's public API offers |
 //! | `jsonrpc_core` | `IoHandler::handle_request_sync` |
@@ -15,9 +16,9 @@
 //! Batches: switchboard and jsonrpc-core take them natively. `raw_json_request` takes
 //! one request only, so both jsonrpsee rows split a batch as jsonrpsee's server does
 //! (into `Vec<&RawValue>`, one call per element, responses joined into `[..]`; the
-//! callback row with jsonrpsee's own `BatchResponseBuilder`). The serde_json server
-//! first tries the whole batch as `Vec<Request>` and only falls back to per-element
-//! parsing if that fails (a fast path in its favour).
+//! callback row with jsonrpsee's own `BatchResponseBuilder`). The serde_json and
+//! sonic-rs servers first try the whole batch as `Vec<Request>` and only fall back to
+//! per-element parsing if that fails (a fast path in their favour).
 //!
 //! jsonrpsee and jsonrpc-core take `&str`, so those rows pay `str::from_utf8` on the
 //! input, as a server on bytes has to.
@@ -26,7 +27,8 @@
 //! jsonrpsee's rows first try a request, then a notification (never answered, and
 //! jsonrpsee's server does not run notification handlers), then answer what
 //! `jsonrpsee::prepare_error` says (-32600 when an `id` can be read, else -32700). The
-//! serde_json server answers -32600 for valid JSON that is not a request, -32700 else.
+//! serde_json and sonic-rs servers answer -32600 for valid JSON that is not a request,
+//! -32700 else.
 //!
 //! Answers are compared as JSON values, and an error object only by its `code` (the
 //! specification leaves `message` and `data` to the server). A stack whose answer to a
@@ -45,7 +47,8 @@ use crate::{corpus, demo, payloads};
 
 #[cfg(feature = "peers")]
 pub use peers::{
-    JsonrpcCore, Jsonrpsee, JsonrpseeCallback, jsonrpc_core_handler, jsonrpsee_module,
+    JsonrpcCore, Jsonrpsee, JsonrpseeCallback, SonicRs, jsonrpc_core_handler, jsonrpsee_module,
+    sonic_rs_backend,
 };
 
 /// The fixed balance every stack's `eth_getBalance` answers.
@@ -64,9 +67,10 @@ pub trait Server {
 }
 
 /// The names of the dispatch stacks, in report order.
-pub const SERVER_NAMES: [&str; 5] = [
+pub const SERVER_NAMES: [&str; 6] = [
     "switchboard",
     "serde_json",
+    "sonic_rs",
     "jsonrpsee",
     "jsonrpsee_callback",
     "jsonrpc_core",
@@ -255,6 +259,8 @@ pub fn check_by_name(name: &str, w: &RpcWorkload) -> Option<Result<Option<Vec<u8
         "switchboard" => go::<Switchboard>(w),
         "serde_json" => go::<SerdeServer>(w),
         #[cfg(feature = "peers")]
+        "sonic_rs" => go::<SonicRs>(w),
+        #[cfg(feature = "peers")]
         "jsonrpsee" => go::<Jsonrpsee>(w),
         #[cfg(feature = "peers")]
         "jsonrpsee_callback" => go::<JsonrpseeCallback>(w),
@@ -351,12 +357,40 @@ impl Num {
 // Every stack checks `eth_getBalance`'s params with the demo's own functions.
 use demo::{is_block, is_hex_address};
 
+/// The JSON library a peer reads a method's params with: the same typed reads on
+/// serde_json and on sonic-rs.
+trait ParamsJson {
+    /// The library's number type (exact integers, else floats).
+    type Number: for<'de> Deserialize<'de>;
+    /// `n` as the demo methods treat it.
+    fn num(n: &Self::Number) -> Option<Num>;
+    /// Deserializes `T` from the params text.
+    fn parse<'a, T: Deserialize<'a>>(s: &'a str) -> Option<T>;
+}
+
+/// Params read with serde_json.
+struct SerdeParams;
+
+impl ParamsJson for SerdeParams {
+    type Number = Number;
+
+    #[inline]
+    fn num(n: &Number) -> Option<Num> {
+        Num::of(n)
+    }
+
+    #[inline]
+    fn parse<'a, T: Deserialize<'a>>(s: &'a str) -> Option<T> {
+        serde_json::from_str(s).ok()
+    }
+}
+
 /// `subtract`'s named form.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Named {
-    minuend: Number,
-    subtrahend: Number,
+struct Named<N> {
+    minuend: N,
+    subtrahend: N,
 }
 
 /// The first byte of a JSON text that is not whitespace.
@@ -364,24 +398,35 @@ fn first_byte(s: &str) -> Option<u8> {
     s.bytes().find(|b| !b.is_ascii_whitespace())
 }
 
-/// `subtract` on raw params text (positional or named).
-fn subtract_raw(params: &str) -> Option<Num> {
+/// `subtract` on raw params text (positional or named), read with `J`.
+#[inline]
+fn subtract_in<J: ParamsJson>(params: &str) -> Option<Num> {
     let (a, b) = match first_byte(params)? {
-        b'[' => serde_json::from_str::<(Number, Number)>(params).ok()?,
+        b'[' => J::parse::<(J::Number, J::Number)>(params)?,
         b'{' => {
-            let n: Named = serde_json::from_str(params).ok()?;
+            let n: Named<J::Number> = J::parse(params)?;
             (n.minuend, n.subtrahend)
         }
         _ => return None,
     };
-    Num::of(&a)?.sub(Num::of(&b)?)
+    J::num(&a)?.sub(J::num(&b)?)
+}
+
+/// `subtract` on raw params text (positional or named).
+fn subtract_raw(params: &str) -> Option<Num> {
+    subtract_in::<SerdeParams>(params)
+}
+
+/// `sum` on raw params text, read with `J`.
+#[inline]
+fn sum_in<J: ParamsJson>(params: &str) -> Option<Num> {
+    let v: Vec<J::Number> = J::parse(params)?;
+    v.iter().try_fold(Num::Int(0), |acc, n| acc.add(J::num(n)?))
 }
 
 /// `sum` on raw params text.
 fn sum_raw(params: &str) -> Option<Num> {
-    let v: Vec<Number> = serde_json::from_str(params).ok()?;
-    v.iter()
-        .try_fold(Num::Int(0), |acc, n| acc.add(Num::of(n)?))
+    sum_in::<SerdeParams>(params)
 }
 
 /// A string borrowed from the input unless it has escapes (a bare `Cow<str>` in a
@@ -389,10 +434,16 @@ fn sum_raw(params: &str) -> Option<Num> {
 #[derive(Deserialize)]
 struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
 
+/// `eth_getBalance` on raw params text, read with `J`.
+#[inline]
+fn eth_get_balance_in<J: ParamsJson>(params: &str) -> Option<&'static str> {
+    let (Str(a), Str(b)): (Str<'_>, Str<'_>) = J::parse(params)?;
+    (is_hex_address(&a) && is_block(&b)).then_some(BALANCE)
+}
+
 /// `eth_getBalance` on raw params text.
 fn eth_get_balance_raw(params: &str) -> Option<&'static str> {
-    let (Str(a), Str(b)): (Str<'_>, Str<'_>) = serde_json::from_str(params).ok()?;
-    (is_hex_address(&a) && is_block(&b)).then_some(BALANCE)
+    eth_get_balance_in::<SerdeParams>(params)
 }
 
 /// `get_data`'s fixed answer.
@@ -468,10 +519,17 @@ struct ToolCall<'a> {
     arguments: MemberCount,
 }
 
+/// `tools/call` on raw params text, read with `J`: the tool's name and its argument
+/// count.
+#[inline]
+fn tools_call_in<J: ParamsJson>(params: &str) -> Option<(Cow<'_, str>, usize)> {
+    let c: ToolCall<'_> = J::parse(params)?;
+    Some((c.name, c.arguments.0))
+}
+
 /// `tools/call` on raw params text: the tool's name and its argument count.
 fn tools_call_raw(params: &str) -> Option<(Cow<'_, str>, usize)> {
-    let c: ToolCall<'_> = serde_json::from_str(params).ok()?;
-    Some((c.name, c.arguments.0))
+    tools_call_in::<SerdeParams>(params)
 }
 
 /// switchboard's `tools/call`: a raw handler on the params view.
@@ -554,11 +612,12 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
     <&RawValue>::deserialize(d).map(Some)
 }
 
+/// A success response; the id is echoed raw (`RawValue`, or sonic-rs's `LazyValue`).
 #[derive(Serialize)]
-struct Success<'a, R> {
+struct Success<'a, R, I: ?Sized = RawValue> {
     jsonrpc: &'static str,
     result: R,
-    id: &'a RawValue,
+    id: &'a I,
 }
 
 #[derive(Serialize)]
@@ -567,11 +626,12 @@ struct ErrorObj {
     message: &'static str,
 }
 
+/// An error response; the id echoed raw as in [`Success`], `null` when unknown.
 #[derive(Serialize)]
-struct Failure<'a> {
+struct Failure<'a, I: ?Sized = RawValue> {
     jsonrpc: &'static str,
     error: ErrorObj,
-    id: Option<&'a RawValue>,
+    id: Option<&'a I>,
 }
 
 /// The hand-written serde_json server (see the module docs).
@@ -736,6 +796,7 @@ mod peers {
     use jsonrpsee_types::{
         ErrorCode, ErrorObject, ErrorObjectOwned, Id, InvalidRequest, Notification, Params, Request,
     };
+    use sonic_rs::LazyValue;
 
     use super::*;
 
@@ -939,6 +1000,228 @@ mod peers {
     }
 
     // ---------------------------------------------------------------------------
+    // sonic-rs
+
+    /// Params read with sonic-rs.
+    struct SonicParams;
+
+    impl ParamsJson for SonicParams {
+        type Number = sonic_rs::Number;
+
+        #[inline]
+        fn num(n: &sonic_rs::Number) -> Option<Num> {
+            use sonic_rs::JsonNumberTrait;
+            n.as_i64()
+                .map(Num::Int)
+                .or_else(|| n.as_f64().filter(|f| f.is_finite()).map(Num::Float))
+        }
+
+        #[inline]
+        fn parse<'a, T: Deserialize<'a>>(s: &'a str) -> Option<T> {
+            sonic_rs::from_str(s).ok()
+        }
+    }
+
+    /// A request as the sonic-rs server reads it: [`ServerRequest`] with sonic-rs's
+    /// `LazyValue` (raw JSON text borrowed from the input, copied only when it has
+    /// escapes) for params and id. `id: null` is `Some` (the text `null`); only a
+    /// missing id makes a notification.
+    #[derive(Deserialize)]
+    struct SonicRequest<'a> {
+        jsonrpc: &'a str,
+        #[serde(borrow)]
+        method: Cow<'a, str>,
+        #[serde(borrow, default)]
+        params: Option<LazyValue<'a>>,
+        #[serde(borrow, default, deserialize_with = "sonic_present")]
+        id: Option<LazyValue<'a>>,
+    }
+
+    fn sonic_present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<LazyValue<'de>>, D::Error> {
+        LazyValue::deserialize(d).map(Some)
+    }
+
+    /// Writes one error response with sonic-rs's serializer.
+    fn sonic_error(
+        out: &mut Vec<u8>,
+        code: i32,
+        message: &'static str,
+        id: Option<&LazyValue<'_>>,
+    ) {
+        let f = Failure {
+            jsonrpc: "2.0",
+            error: ErrorObj { code, message },
+            id,
+        };
+        sonic_rs::to_writer(out, &f).expect("writing into a Vec cannot fail");
+    }
+
+    fn sonic_ok<R: Serialize>(out: &mut Vec<u8>, result: R, id: &LazyValue<'_>) {
+        let s = Success {
+            jsonrpc: "2.0",
+            result,
+            id,
+        };
+        sonic_rs::to_writer(out, &s).expect("writing into a Vec cannot fail");
+    }
+
+    /// [`serve_one`] on sonic-rs: one parsed request, its response appended; whether
+    /// it wrote one.
+    fn sonic_serve_one(out: &mut Vec<u8>, req: &SonicRequest<'_>) -> bool {
+        if req.jsonrpc != "2.0" {
+            sonic_error(out, -32600, "Invalid Request", req.id.as_ref());
+            return true;
+        }
+        let params = req.params.as_ref().map_or("", LazyValue::as_raw_str);
+        let Some(id) = &req.id else {
+            // Notifications: run, never answered.
+            return false;
+        };
+        let invalid = |out: &mut Vec<u8>| {
+            sonic_error(out, INVALID_PARAMS, "Invalid params", Some(id));
+        };
+        match req.method.as_ref() {
+            "subtract" => match subtract_in::<SonicParams>(params) {
+                Some(n) => sonic_ok(out, n, id),
+                None => invalid(out),
+            },
+            "sum" => match sum_in::<SonicParams>(params) {
+                Some(n) => sonic_ok(out, n, id),
+                None => invalid(out),
+            },
+            "get_data" => sonic_ok(out, GET_DATA, id),
+            "eth_getBalance" => match eth_get_balance_in::<SonicParams>(params) {
+                Some(b) => sonic_ok(out, b, id),
+                None => invalid(out),
+            },
+            "tools/call" => match tools_call_in::<SonicParams>(params) {
+                Some((name, n)) => sonic_ok(out, ToolResult::new(&name, n), id),
+                None => invalid(out),
+            },
+            _ => sonic_error(out, -32601, "Method not found", Some(id)),
+        }
+        true
+    }
+
+    /// The hand-written server of [`SerdeServer`] on sonic-rs instead of serde_json:
+    /// `sonic_rs::from_slice` into a struct with `LazyValue` params and id, `match` on
+    /// the method, the params read with `sonic_rs::from_str`, the response written with
+    /// `sonic_rs::to_writer` into a reused `Vec`; batches as [`SerdeServer`] takes them
+    /// (the whole batch as `Vec<request>` first, else element by element).
+    ///
+    /// sonic-rs picks its kernels at compile time: AVX2 and PCLMULQDQ only in a build
+    /// for a CPU that has them (`-C target-cpu=native`), else SSE2 and portable code
+    /// ([`sonic_rs_backend`]).
+    pub struct SonicRs {
+        out: Vec<u8>,
+    }
+
+    impl SonicRs {
+        fn batch(&mut self, input: &[u8]) {
+            let out = &mut self.out;
+            out.push(b'[');
+            let mut any = false;
+            let mut one = |out: &mut Vec<u8>, f: &mut dyn FnMut(&mut Vec<u8>) -> bool| {
+                let mark = out.len();
+                if any {
+                    out.push(b',');
+                }
+                if f(out) {
+                    any = true;
+                } else {
+                    out.truncate(mark);
+                }
+            };
+            // Fast path: every element is a well-formed request.
+            if let Ok(reqs) = sonic_rs::from_slice::<Vec<SonicRequest<'_>>>(input) {
+                for r in &reqs {
+                    one(out, &mut |out| sonic_serve_one(out, r));
+                }
+            } else if let Ok(elems) = sonic_rs::from_slice::<Vec<LazyValue<'_>>>(input) {
+                for e in &elems {
+                    one(
+                        out,
+                        &mut |out| match sonic_rs::from_str::<SonicRequest<'_>>(e.as_raw_str()) {
+                            Ok(req) => sonic_serve_one(out, &req),
+                            Err(_) => {
+                                sonic_error(out, -32600, "Invalid Request", None);
+                                true
+                            }
+                        },
+                    );
+                }
+            } else {
+                out.clear();
+                sonic_error(out, -32700, "Parse error", None);
+                return;
+            }
+            if out.len() == 1 {
+                // `[]`, or only notifications.
+                out.clear();
+                if input.iter().filter(|b| !b.is_ascii_whitespace()).count() == 2 {
+                    sonic_error(out, -32600, "Invalid Request", None);
+                }
+                return;
+            }
+            out.push(b']');
+        }
+    }
+
+    impl Server for SonicRs {
+        const NAME: &'static str = "sonic_rs";
+
+        fn new() -> Self {
+            SonicRs {
+                out: Vec::with_capacity(256),
+            }
+        }
+
+        #[inline]
+        fn handle(&mut self, input: &[u8]) -> Option<&[u8]> {
+            self.out.clear();
+            if input.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+                self.batch(input);
+            } else {
+                match sonic_rs::from_slice::<SonicRequest<'_>>(input) {
+                    Ok(req) => {
+                        sonic_serve_one(&mut self.out, &req);
+                    }
+                    Err(_) => {
+                        let valid = sonic_rs::from_slice::<IgnoredAny>(input).is_ok();
+                        let (code, message) = if valid {
+                            (-32600, "Invalid Request")
+                        } else {
+                            (-32700, "Parse error")
+                        };
+                        sonic_error(&mut self.out, code, message, None);
+                    }
+                }
+            }
+            (!self.out.is_empty()).then_some(self.out.as_slice())
+        }
+    }
+
+    /// The kernels sonic-rs was compiled with (it has no run-time dispatch), for
+    /// reports.
+    pub fn sonic_rs_backend() -> &'static str {
+        if cfg!(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "pclmulqdq"
+        )) {
+            "avx2"
+        } else if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
+            "neon"
+        } else if cfg!(target_feature = "sse2") {
+            // Its 256-bit and carry-less-multiply code then runs portable fallbacks,
+            // whatever the CPU has.
+            "sse2"
+        } else {
+            "portable"
+        }
+    }
+
+    // ---------------------------------------------------------------------------
     // jsonrpc-core
 
     fn core_params(p: &jsonrpc_core::Params) -> Option<(Num, Num)> {
@@ -1044,6 +1327,8 @@ pub fn with_server<R>(name: &str, f: impl FnOnce(&mut dyn DynServer) -> R) -> Op
         Switchboard::NAME => f(&mut Switchboard::new()),
         SerdeServer::NAME => f(&mut SerdeServer::new()),
         #[cfg(feature = "peers")]
+        SonicRs::NAME => f(&mut SonicRs::new()),
+        #[cfg(feature = "peers")]
         Jsonrpsee::NAME => f(&mut Jsonrpsee::new()),
         #[cfg(feature = "peers")]
         JsonrpseeCallback::NAME => f(&mut JsonrpseeCallback::new()),
@@ -1091,6 +1376,7 @@ mod tests {
         let w = rpc_workload("rpc_batch10_subtract").unwrap();
         check(&mut Switchboard::new(), &w).unwrap();
         check(&mut SerdeServer::new(), &w).unwrap();
+        check(&mut SonicRs::new(), &w).unwrap();
         check(&mut Jsonrpsee::new(), &w).unwrap();
         check(&mut JsonrpseeCallback::new(), &w).unwrap();
         check(&mut JsonrpcCore::new(), &w).unwrap();

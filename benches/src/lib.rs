@@ -10,15 +10,16 @@
 //!   element. For validation it only answers "is this exactly one valid JSON text".
 //! - [`dispatch`] (issue 3, `benches/dispatch.rs`): request bytes to response bytes
 //!   with the demo methods, switchboard against jsonrpsee, jsonrpc-core and a
-//!   hand-written serde_json server, every stack's answers checked against
-//!   switchboard's.
+//!   hand-written server on serde_json and on sonic-rs, every stack's answers checked
+//!   against switchboard's.
 //! - [`lookup`] (issue 3, `benches/lookup.rs`): a method name to its index, the
 //!   router's perfect hash against `HashMap`s, `phf` and a `match`.
 //! - [`corpus`] (issue 6): the committed messages of `benches/corpus/`, run by both
 //!   families above (`eth_getBalance.json` request to response, `parse:eth_getBalance.json`
 //!   classification), every stack's answer checked against switchboard's first.
 //!
-//! The `peers` feature (default) builds the other stacks; without it only switchboard's
+//! The `peers` feature (default) builds the other stacks (simd-json, sonic-rs, jsonrpsee,
+//! jsonrpc-core); without it only switchboard's
 //! and serde_json's rows exist, which is all `benches/guard.sh` needs (a quick build
 //! with no dependency that switchboard itself does not have).
 //!
@@ -331,9 +332,10 @@ pub fn run_stack<S: Stack>(stack: &mut S, w: &Workload, n: u64) -> bool {
 }
 
 /// The names of the parser stacks that run corpus messages, in report order.
-pub const PARSE_STACK_NAMES: [&str; 4] = [
+pub const PARSE_STACK_NAMES: [&str; 5] = [
     "switchboard",
     "serde_json",
+    "sonic_rs",
     "simd_json_tape",
     "simd_json_serde",
 ];
@@ -348,6 +350,8 @@ pub fn check_stack_by_name(name: &str, w: &Workload) -> Option<Result<(), String
         "switchboard" => go::<Switchboard>(w),
         "serde_json" => go::<SerdeJson>(w),
         "serde_json_raw" => go::<SerdeJsonRaw>(w),
+        #[cfg(feature = "peers")]
+        "sonic_rs" => go::<SonicRs>(w),
         #[cfg(feature = "peers")]
         "simd_json_tape" => go::<SimdJsonTape>(w),
         #[cfg(feature = "peers")]
@@ -704,6 +708,70 @@ impl Stack for SimdJsonSerde {
 }
 
 #[cfg(feature = "peers")]
+/// The struct a sonic-rs user would write: [`SerdeRequest`] with sonic-rs's
+/// `LazyValue` (raw JSON text, borrowed unless it has escapes) for params and id.
+#[derive(Debug, Deserialize)]
+pub struct SonicRequest<'a> {
+    /// Must be `"2.0"`.
+    pub jsonrpc: &'a str,
+    /// Borrowed unless escaped.
+    #[serde(borrow)]
+    pub method: Cow<'a, str>,
+    /// Raw params (validated, not parsed).
+    #[serde(borrow)]
+    pub params: Option<sonic_rs::LazyValue<'a>>,
+    /// Raw id (`None` also for `null`).
+    #[serde(borrow)]
+    pub id: Option<sonic_rs::LazyValue<'a>>,
+}
+
+#[cfg(feature = "peers")]
+/// sonic-rs: `sonic_rs::from_slice` into [`SonicRequest`] (stateless, the input not
+/// copied; a batch is a `Vec`); validation into `IgnoredAny`, which sonic-rs checks
+/// fully (UTF-8 included). Its kernels are chosen at compile time
+/// ([`dispatch::sonic_rs_backend`]).
+#[derive(Debug, Default)]
+pub struct SonicRs;
+
+#[cfg(feature = "peers")]
+impl Stack for SonicRs {
+    const NAME: &'static str = "sonic_rs";
+
+    #[inline]
+    fn call<'s>(&'s mut self, input: &'s [u8]) -> Option<Cow<'s, str>> {
+        let req: SonicRequest<'s> = sonic_rs::from_slice(input).ok()?;
+        (req.jsonrpc == "2.0" && req.id.is_some()).then_some(req.method)
+    }
+
+    #[inline]
+    fn batch(&mut self, input: &[u8], method: &str) -> usize {
+        match sonic_rs::from_slice::<Vec<SonicRequest<'_>>>(input) {
+            Ok(reqs) => reqs
+                .iter()
+                .filter(|r| r.jsonrpc == "2.0" && r.id.is_some() && r.method == method)
+                .count(),
+            Err(_) => 0,
+        }
+    }
+
+    #[inline]
+    fn validate(&mut self, input: &[u8]) -> bool {
+        sonic_rs::from_slice::<IgnoredAny>(input).is_ok()
+    }
+
+    #[inline]
+    fn single<'s>(&'s mut self, input: &'s [u8]) -> Single<'s> {
+        match sonic_rs::from_slice::<SonicRequest<'_>>(input) {
+            Ok(r) if r.jsonrpc == "2.0" && r.id.is_some() => Single::Request(r.method),
+            Ok(r) if r.jsonrpc == "2.0" => Single::Notification(r.method),
+            Ok(_) => Single::InvalidRequest,
+            Err(_) if sonic_rs::from_slice::<IgnoredAny>(input).is_ok() => Single::InvalidRequest,
+            Err(_) => Single::ParseError,
+        }
+    }
+}
+
+#[cfg(feature = "peers")]
 /// simd-json's choice of kernel on this CPU, for reports.
 pub fn simd_json_backend() -> String {
     simd_json::Deserializer::algorithm().to_string()
@@ -737,6 +805,7 @@ mod tests {
         check::<Switchboard>();
         check::<SerdeJson>();
         check::<SerdeJsonRaw>();
+        check::<SonicRs>();
         check::<SimdJsonTape>();
         check::<SimdJsonSerde>();
     }
@@ -749,6 +818,7 @@ mod tests {
         assert!(!SerdeJsonRaw.validate(bad));
         assert!(!Switchboard::default().validate(bad));
         assert!(!SimdJsonTape::default().validate(bad));
+        assert!(!SonicRs.validate(bad));
     }
 
     /// switchboard's outcome on every corpus file, pinned, and every parser stack

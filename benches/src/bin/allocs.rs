@@ -24,8 +24,8 @@ use switchboard_benches::dispatch::{
     self, JsonrpcCore, Jsonrpsee, JsonrpseeCallback, RpcWorkload, SerdeServer, Server, rpc_workload,
 };
 use switchboard_benches::{
-    SerdeJson, SimdJsonSerde, SimdJsonTape, Stack, Switchboard, Workload, check_stack, corpus,
-    corpus_workload,
+    SerdeJson, SimdJsonSerde, SimdJsonTape, SonicRs, Stack, Switchboard, Workload, check_stack,
+    corpus, corpus_workload,
 };
 
 /// mimalloc, with every call counted.
@@ -123,6 +123,7 @@ fn rows_of(name: &str, n: u64) -> Result<(usize, Rows), String> {
         let rows = vec![
             (Switchboard::NAME, measure_parse::<Switchboard>(&w, n)),
             (SerdeJson::NAME, measure_parse::<SerdeJson>(&w, n)),
+            (SonicRs::NAME, measure_parse::<SonicRs>(&w, n)),
             (SimdJsonTape::NAME, measure_parse::<SimdJsonTape>(&w, n)),
             (SimdJsonSerde::NAME, measure_parse::<SimdJsonSerde>(&w, n)),
         ];
@@ -140,6 +141,7 @@ fn rows_of(name: &str, n: u64) -> Result<(usize, Rows), String> {
             measure::<dispatch::Switchboard>(&w, n),
         ),
         (SerdeServer::NAME, measure::<SerdeServer>(&w, n)),
+        (dispatch::SonicRs::NAME, measure::<dispatch::SonicRs>(&w, n)),
         (Jsonrpsee::NAME, measure::<Jsonrpsee>(&w, n)),
         (JsonrpseeCallback::NAME, measure::<JsonrpseeCallback>(&w, n)),
         (JsonrpcCore::NAME, measure::<JsonrpcCore>(&w, n)),

@@ -13,9 +13,10 @@
 //!
 //! Families of workloads, each with its own stacks (`count list`):
 //! - classify/validate (issue 2, and `parse:FILE.json` on a corpus file): `switchboard`,
-//!   `serde_json`, `serde_json_raw`, `simd_json_tape`, `simd_json_serde`;
+//!   `serde_json`, `serde_json_raw`, `sonic_rs`, `simd_json_tape`, `simd_json_serde`;
 //! - `rpc_*` (issue 3) and corpus files (`FILE.json`), request bytes to response bytes:
-//!   `switchboard`, `serde_json`, `jsonrpsee`, `jsonrpsee_callback`, `jsonrpc_core`;
+//!   `switchboard`, `serde_json`, `sonic_rs`, `jsonrpsee`, `jsonrpsee_callback`,
+//!   `jsonrpc_core`;
 //! - `lookup_<n>` (issue 3), one lookup of a 20-byte name among `n`: `switchboard`,
 //!   `std_hashmap`, `ahash_hashmap`, `phf`, and `match` (for `lookup_10`).
 //!
@@ -55,17 +56,18 @@ use switchboard_benches::dispatch::{
 use switchboard_benches::lookup::{Tables, match_ten};
 use switchboard_benches::names::{PROBE, SIZES};
 use switchboard_benches::{
-    Expect, PARSE_STACK_NAMES, SerdeJson, SerdeJsonRaw, SimdJsonSerde, SimdJsonTape, Stack,
-    Switchboard, Workload, check_and_run_stack, check_stack, corpus, workload, workloads,
+    Expect, PARSE_STACK_NAMES, SerdeJson, SerdeJsonRaw, SimdJsonSerde, SimdJsonTape, SonicRs,
+    Stack, Switchboard, Workload, check_and_run_stack, check_stack, corpus, workload, workloads,
 };
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const STACKS: [&str; 5] = [
+const STACKS: [&str; 6] = [
     Switchboard::NAME,
     SerdeJson::NAME,
     SerdeJsonRaw::NAME,
+    SonicRs::NAME,
     SimdJsonTape::NAME,
     SimdJsonSerde::NAME,
 ];
@@ -288,19 +290,21 @@ fn rpc_candidates(w: &RpcWorkload) -> Vec<(&'static str, Result<Racer, String>)>
             rpc_racer::<dispatch::Switchboard>(w),
         ),
         (SerdeServer::NAME, rpc_racer::<SerdeServer>(w)),
+        (dispatch::SonicRs::NAME, rpc_racer::<dispatch::SonicRs>(w)),
         (Jsonrpsee::NAME, rpc_racer::<Jsonrpsee>(w)),
         (JsonrpseeCallback::NAME, rpc_racer::<JsonrpseeCallback>(w)),
         (JsonrpcCore::NAME, rpc_racer::<JsonrpcCore>(w)),
     ]
 }
 
-/// The racers of the parser stacks on `w`: on corpus files the four of
+/// The racers of the parser stacks on `w`: on corpus files the five of
 /// [`PARSE_STACK_NAMES`]; on the issue-2 workloads as before (`serde_json_raw` for
-/// validation, `simd_json_serde` for calls).
+/// validation, `simd_json_serde` for calls), `sonic_rs` on both.
 fn parse_candidates(w: &Workload) -> Vec<(&'static str, Result<Racer, String>)> {
     let mut c = vec![
         (Switchboard::NAME, racer::<Switchboard>(w)),
         (SerdeJson::NAME, racer::<SerdeJson>(w)),
+        (SonicRs::NAME, racer::<SonicRs>(w)),
         (SimdJsonTape::NAME, racer::<SimdJsonTape>(w)),
     ];
     if w.expect == Expect::Valid {
@@ -693,6 +697,7 @@ fn run_one(stack: &str, name: &str, n: u64) -> Result<Result<bool, String>, Stri
         return Ok(match stack {
             "switchboard" => check_and_run::<dispatch::Switchboard>(&w, n),
             "serde_json" => check_and_run::<SerdeServer>(&w, n),
+            "sonic_rs" => check_and_run::<dispatch::SonicRs>(&w, n),
             "jsonrpsee" => check_and_run::<Jsonrpsee>(&w, n),
             "jsonrpsee_callback" => check_and_run::<JsonrpseeCallback>(&w, n),
             "jsonrpc_core" => check_and_run::<JsonrpcCore>(&w, n),
@@ -716,6 +721,7 @@ fn run_one(stack: &str, name: &str, n: u64) -> Result<Result<bool, String>, Stri
         "switchboard" => check_and_run_stack::<Switchboard>(&w, n),
         "serde_json" => check_and_run_stack::<SerdeJson>(&w, n),
         "serde_json_raw" => check_and_run_stack::<SerdeJsonRaw>(&w, n),
+        "sonic_rs" => check_and_run_stack::<SonicRs>(&w, n),
         "simd_json_tape" => check_and_run_stack::<SimdJsonTape>(&w, n),
         "simd_json_serde" => check_and_run_stack::<SimdJsonSerde>(&w, n),
         _ => {
@@ -747,10 +753,21 @@ fn main() -> ExitCode {
         }
         Some("backends") => {
             println!(
-                "switchboard={} simd-json={}",
+                "switchboard={} simd-json={} sonic-rs={}",
                 switchboard::_benchable::simd_backend(),
-                switchboard_benches::simd_json_backend()
+                switchboard_benches::simd_json_backend(),
+                dispatch::sonic_rs_backend()
             );
+            #[cfg(target_arch = "x86_64")]
+            if dispatch::sonic_rs_backend() == "sse2"
+                && std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("pclmulqdq")
+            {
+                eprintln!(
+                    "note: this CPU has AVX2, but sonic-rs (compile-time kernels) was built \
+                     without it; RUSTFLAGS=\"-C target-cpu=native\" builds its AVX2 kernels"
+                );
+            }
             return ExitCode::SUCCESS;
         }
         Some(cmd @ ("race" | "check" | "threads")) => {
