@@ -7,33 +7,45 @@
 //!
 //! 1. A name is hashed once, over **all** its bytes, with a seeded foldhash/wyhash-style
 //!    folded multiply ([`hash`]). Names up to 32 bytes (nearly all method names) take
-//!    two to four overlapping 8-byte reads and one or two independent 64×64→128-bit
-//!    multiplies; longer names fold 16 bytes per step. The length is mixed in, so a
-//!    truncation or extension never shares a hash by construction, and a shared prefix
-//!    or suffix of any length does not help two names collide.
+//!    two to four overlapping 8-byte reads, the name's *words*, and one or two
+//!    independent 64×64→128-bit multiplies; longer names fold 16 bytes per step. The
+//!    length is mixed in, so a truncation or extension never shares a hash by
+//!    construction, and a shared prefix or suffix of any length does not help two
+//!    names collide.
 //! 2. The hash's top bits pick a bucket (`h >> bucket_shift`; bucket and slot counts
 //!    are powers of two, so no division and no multiply here). Each bucket stores one
 //!    odd 64-bit multiplier, its *pilot*, found at build time so that
 //!    `(h * pilot) >> slot_shift` sends every name of the bucket to a slot no other
 //!    name holds (multiply-shift hashing: two names of one bucket collide under a
 //!    random pilot with probability about `2 / slots`).
-//! 3. A slot holds where the name lives in one contiguous byte buffer of all names, its
-//!    length and its index. The lookup compares the length, then the bytes, once
-//!    (word compares up to 32 bytes, no call to `bcmp`).
+//! 3. A slot holds the name's length, its index and, for a name up to 32 bytes, the
+//!    same words the hash read (they cover every byte, so with the length they are
+//!    the name). The lookup compares the length and the words it already holds in
+//!    registers with the slot's, word by word: no second dependent load, no loop, no
+//!    call. (These are branches, which the processor predicts; a branch-free select
+//!    of the index measured slower.) A longer name's slot holds where the name lives
+//!    in one contiguous byte buffer of the long names instead, compared as a slice,
+//!    out of line.
 //!
-//! So a lookup is one hash, two table reads (pilot, slot) and one key comparison.
+//! So a lookup is one length test (picking the word layout and the hash), one hash,
+//! two table reads (pilot, slot) and one comparison. The price is memory: slots are
+//! 40 bytes, about 46 to 91 per name at the loads below (plus 3 to 5 bytes of
+//! pilots, and the bytes of names over 32 bytes), where an offset into a buffer of
+//! all names took 12; a lookup still touches one pilot and one slot.
 //! Buckets are placed largest first; at most [`BUCKET_SIZE`] names per bucket on
 //! average (at least half that, as counts round up to a power of two) and a load of
 //! at most [`LOAD`] (at least half that) keep the search short: the first seed has
 //! always worked in testing, and 10 000 names build in about 1 ms.
 //!
 //! The build is bounded: each seed gets a fixed budget of pilot trials (and at most
-//! [`MAX_PILOTS`] per bucket); after [`MAX_SEEDS`] failed seeds (or for names whose
-//! total length does not fit the `u32` offsets) the table falls back to a
+//! [`MAX_PILOTS`] per bucket); after [`MAX_SEEDS`] failed seeds (or for long names
+//! whose total length does not fit the `u32` offsets) the table falls back to a
 //! `std::collections::HashMap` with SipHash's random keys, which is slower but correct
-//! for any names. Two equal hashes in one bucket can never be separated by a pilot, so
-//! they end a seed at once; two equal *names* (duplicates) go to the fallback at once,
-//! where the first index wins.
+//! for any names. The fallback sits behind an empty perfect table, consulted only when
+//! that misses, so a hit on the perfect hash tests no representation first. Two
+//! equal hashes in one bucket can never be separated by a pilot, so they end a seed at
+//! once; two equal *names* (duplicates) go to the fallback at once, where the first
+//! index wins.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -48,17 +60,24 @@ const MAX_PILOTS: u64 = 1 << 16;
 const MAX_SEEDS: u32 = 8;
 /// The first seed; later ones follow from it. Fixed, so that a build is reproducible.
 const BASE_SEED: u64 = 0x5eed_5b0a_7d00_0001;
+/// Names up to this many bytes are kept in their slot, as the words the hash reads
+/// ([`words16`], [`words32`]: four words cover at most 32 bytes).
+const INLINE: usize = 32;
 
 const K0: u64 = 0xa076_1d64_78bd_642f;
 const K1: u64 = 0xe703_7ed1_a0b4_28db;
 const K2: u64 = 0x8ebc_6af0_9c88_c6e3;
 const K3: u64 = 0x5899_65cc_7537_4cc3;
 
-/// A slot with no name: its length matches no name's bytes in the key buffer.
-const EMPTY: Entry = Entry {
-    start: 0,
+/// No index: indexes are below the number of names, which is at most `u32::MAX`.
+const NONE: u32 = u32::MAX;
+
+/// A slot with no name: its length is no name's up to 4 GiB, and a name of exactly
+/// `u32::MAX` bytes finds no such span in the long-name buffer (which is shorter).
+const EMPTY: Slot = Slot {
+    words: [0; 4],
     len: u32::MAX,
-    value: u32::MAX,
+    value: NONE,
 };
 
 /// A map from method names to their index in the list the table was built from.
@@ -67,15 +86,11 @@ const EMPTY: Entry = Entry {
 #[derive(Clone, Debug)]
 pub(crate) struct MethodTable {
     len: usize,
-    repr: Repr,
-}
-
-#[derive(Clone, Debug)]
-enum Repr {
-    /// The perfect hash (the normal case).
-    Perfect(Perfect),
-    /// No seed worked within the budget (or duplicates, or > 4 GiB of names).
-    Map(HashMap<Box<[u8]>, u32>),
+    /// The perfect hash; with the fallback, an empty one that finds nothing.
+    perfect: Perfect,
+    /// Used only if no seed worked within the budget (or duplicates, or > 4 GiB of
+    /// long names), consulted when `perfect` misses.
+    fallback: Option<HashMap<Box<[u8]>, u32>>,
 }
 
 #[derive(Clone, Debug)]
@@ -88,17 +103,19 @@ struct Perfect {
     slot_shift: u32,
     /// One odd multiplier per bucket; a power of two of them, at least 2.
     pilots: Box<[u64]>,
-    /// One entry per slot; a power of two of them, at least 2 (so that an empty table
-    /// needs no branch and no shift is 64).
-    slots: Box<[Entry]>,
-    /// All names, back to back, in registration order.
-    names: Box<[u8]>,
+    /// One per slot; a power of two of them, at least 2 (so that an empty table needs
+    /// no branch and no shift is 64).
+    slots: Box<[Slot]>,
+    /// The names over [`INLINE`] bytes, back to back, in registration order.
+    long_names: Box<[u8]>,
 }
 
-/// Where one name lives in [`Perfect::names`], and its index.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    start: u32,
+/// One name in the table, or [`EMPTY`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot {
+    /// A name up to [`INLINE`] bytes: its words ([`words`]). A longer name: its start
+    /// in [`Perfect::long_names`], then zeros.
+    words: [u64; 4],
     len: u32,
     value: u32,
 }
@@ -140,16 +157,19 @@ impl MethodTable {
             "more than u32::MAX method names"
         );
 
-        // Offsets are u32, and EMPTY's length must exceed every real one.
-        let fits = u32::try_from(bytes.len()).is_ok_and(|n| n < u32::MAX);
+        // Offsets into the long names are u32, and EMPTY's length must exceed every
+        // real one.
+        let long_bytes: usize = spans.iter().map(|&(_, n)| n).filter(|&n| n > INLINE).sum();
+        let fits = u32::try_from(long_bytes).is_ok_and(|n| n < u32::MAX);
         if fits {
             let mut seed = BASE_SEED;
             for _ in 0..max_seeds {
                 match Perfect::try_build(&bytes, &spans, seed) {
-                    Ok(p) => {
+                    Ok(perfect) => {
                         return MethodTable {
                             len,
-                            repr: Repr::Perfect(p),
+                            perfect,
+                            fallback: None,
                         };
                     }
                     Err(Failure::Duplicate) => break,
@@ -164,7 +184,8 @@ impl MethodTable {
         }
         MethodTable {
             len,
-            repr: Repr::Map(map),
+            perfect: Perfect::empty(),
+            fallback: Some(map),
         }
     }
 
@@ -179,10 +200,27 @@ impl MethodTable {
     #[inline]
     #[must_use]
     pub(crate) fn get_bytes(&self, name: &[u8]) -> Option<u32> {
-        match &self.repr {
-            Repr::Perfect(p) => p.get(name),
-            Repr::Map(m) => m.get(name).copied(),
-        }
+        // One Option, built after the paths meet (an Option from each path costs a
+        // few instructions to merge).
+        let i = match self.perfect.get_short(name) {
+            Some(i) => i,
+            None => self.get_slow(name),
+        };
+        (i != NONE).then_some(i)
+    }
+
+    /// A name over [`INLINE`] bytes, or a miss on the short ones: the perfect hash's
+    /// long names, then the fallback map (if any). [`NONE`] if neither has it.
+    #[inline(never)]
+    fn get_slow(&self, name: &[u8]) -> u32 {
+        let found = if name.len() > INLINE {
+            self.perfect.get_long(name)
+        } else {
+            None
+        };
+        found
+            .or_else(|| self.fallback.as_ref()?.get(name).copied())
+            .unwrap_or(NONE)
     }
 
     /// How many names the table was built from.
@@ -200,7 +238,7 @@ impl MethodTable {
     /// Whether the perfect hash was found (`false`: the fallback map is in use).
     #[must_use]
     pub(crate) fn is_perfect(&self) -> bool {
-        matches!(self.repr, Repr::Perfect(_))
+        self.fallback.is_none()
     }
 }
 
@@ -213,26 +251,70 @@ enum Failure {
 }
 
 impl Perfect {
-    #[inline(always)]
-    fn get(&self, name: &[u8]) -> Option<u32> {
-        let h = hash(name, &self.keys_seed);
-        let pilot = self.pilots[(h >> self.bucket_shift) as usize];
-        let e = self.slots[(h.wrapping_mul(pilot) >> self.slot_shift) as usize];
-        if e.len as usize != name.len() {
-            return None;
+    /// A table that finds no name (in front of the fallback map).
+    fn empty() -> Self {
+        Perfect {
+            keys_seed: seeds(BASE_SEED),
+            bucket_shift: 63,
+            slot_shift: 63,
+            pilots: vec![1; 2].into_boxed_slice(),
+            slots: vec![EMPTY; 2].into_boxed_slice(),
+            long_names: Box::default(),
         }
-        // An EMPTY slot starts at 0 with a length beyond the buffer: `get` says no.
-        let start = e.start as usize;
-        let key = self.names.get(start..start + name.len())?;
-        if same_bytes(key, name) {
-            Some(e.value)
+    }
+
+    /// The slot a hash leads to.
+    #[inline(always)]
+    fn slot(&self, h: u64) -> &Slot {
+        let pilot = self.pilots[(h >> self.bucket_shift) as usize];
+        &self.slots[(h.wrapping_mul(pilot) >> self.slot_shift) as usize]
+    }
+
+    /// The index of `name`, if it is registered and at most [`INLINE`] bytes long
+    /// (`None` for any longer name: see [`Perfect::get_long`]).
+    #[inline(always)]
+    fn get_short(&self, name: &[u8]) -> Option<u32> {
+        let len = name.len();
+        let k = &self.keys_seed;
+        // One length test per class; the words, the hash and the comparison follow
+        // from it. 17-32 bytes first: the most common method names. The comparisons
+        // are branches, which the processor predicts (a branch-free select was slower).
+        if (17..=INLINE).contains(&len) {
+            let w = words32(name);
+            let s = self.slot(hash32(&w, len, k));
+            // Word by word: an array `==` compares 16 bytes at a time, from words just
+            // stored 8 bytes at a time (a stalled store forward).
+            let same = s.len as usize == len
+                && s.words[0] == w[0]
+                && s.words[1] == w[1]
+                && s.words[2] == w[2]
+                && s.words[3] == w[3];
+            same.then_some(s.value)
+        } else if len <= 16 {
+            let (x, y) = words16(name);
+            let s = self.slot(hash16(x, y, len, k));
+            (s.len as usize == len && s.words[0] == x && s.words[1] == y).then_some(s.value)
         } else {
             None
         }
     }
 
+    /// The index of `name`, a name over [`INLINE`] bytes, if it is registered.
+    fn get_long(&self, name: &[u8]) -> Option<u32> {
+        let s = self.slot(hash_long(name, &self.keys_seed));
+        // Only a long name's slot has this length (the EMPTY slot's is u32::MAX): its
+        // first word is a start in the buffer. The EMPTY slot starts at 0 with a
+        // length beyond the buffer: `get` says no.
+        if s.len as usize != name.len() {
+            return None;
+        }
+        let start = s.words[0] as usize;
+        let key = self.long_names.get(start..start + name.len())?;
+        (key == name).then_some(s.value)
+    }
+
     /// One attempt with one seed. `bytes` holds all names; `spans` their (start, len).
-    /// The caller has checked that offsets fit in `u32`.
+    /// The caller has checked that the long names' offsets fit in `u32`.
     fn try_build(bytes: &[u8], spans: &[(usize, usize)], seed: u64) -> Result<Self, Failure> {
         let n = spans.len();
         let keys_seed = seeds(seed);
@@ -266,7 +348,7 @@ impl Perfect {
         order.sort_unstable_by_key(|&b| core::cmp::Reverse(bucket_start[b + 1] - bucket_start[b]));
 
         let mut pilots = vec![1u64; n_buckets];
-        let mut slots = vec![EMPTY; n_slots];
+        let mut slot_of = vec![usize::MAX; n];
         let mut taken = vec![false; n_slots];
         let mut placed: Vec<usize> = Vec::new();
         // Pilot trials (one per name tried) this seed may spend.
@@ -304,12 +386,7 @@ impl Perfect {
                     pilots[b] = pilot;
                     for (&i, &s) in group.iter().zip(&placed) {
                         taken[s] = true;
-                        // Offsets fit in u32: checked by the caller.
-                        slots[s] = Entry {
-                            start: spans[i].0 as u32,
-                            len: spans[i].1 as u32,
-                            value: i as u32,
-                        };
+                        slot_of[i] = s;
                     }
                     found = true;
                     break;
@@ -319,13 +396,33 @@ impl Perfect {
                 return Err(Failure::Seed);
             }
         }
+
+        // Fill the slots, in registration order so that the long names are too.
+        let mut slots = vec![EMPTY; n_slots];
+        let mut long_names = Vec::new();
+        for (i, &s) in slot_of.iter().enumerate() {
+            let name = name(i);
+            let words = if name.len() <= INLINE {
+                words(name)
+            } else {
+                // Fits in u32: checked by the caller.
+                let start = long_names.len() as u64;
+                long_names.extend_from_slice(name);
+                [start, 0, 0, 0]
+            };
+            slots[s] = Slot {
+                words,
+                len: name.len() as u32,
+                value: i as u32,
+            };
+        }
         Ok(Perfect {
             keys_seed,
             bucket_shift,
             slot_shift,
             pilots: pilots.into_boxed_slice(),
             slots: slots.into_boxed_slice(),
-            names: bytes.into(),
+            long_names: long_names.into_boxed_slice(),
         })
     }
 }
@@ -369,61 +466,86 @@ fn r4(b: &[u8], i: usize) -> u64 {
     u64::from(u32::from_le_bytes(w))
 }
 
+/// The two words of a name of at most 16 bytes: overlapping reads that cover every
+/// byte, so that with the length they determine the name.
+#[inline(always)]
+fn words16(b: &[u8]) -> (u64, u64) {
+    let len = b.len();
+    debug_assert!(len <= 16);
+    if len >= 8 {
+        (r8(b, 0), r8(b, len - 8))
+    } else if len >= 4 {
+        (r4(b, 0), r4(b, len - 4))
+    } else if len > 0 {
+        let x = u64::from(b[0]) << 16 | u64::from(b[len / 2]) << 8 | u64::from(b[len - 1]);
+        (x, 0)
+    } else {
+        (0, 0)
+    }
+}
+
+/// The four words of a name of 17 to 32 bytes: the first 16 and the last 16 bytes.
+#[inline(always)]
+fn words32(b: &[u8]) -> [u64; 4] {
+    let len = b.len();
+    debug_assert!((17..=32).contains(&len));
+    [r8(b, 0), r8(b, 8), r8(b, len - 16), r8(b, len - 8)]
+}
+
+/// The words a slot holds for a name of at most [`INLINE`] bytes.
+fn words(b: &[u8]) -> [u64; 4] {
+    if b.len() <= 16 {
+        let (x, y) = words16(b);
+        [x, y, 0, 0]
+    } else {
+        words32(b)
+    }
+}
+
+/// The hash of a name of at most 16 bytes, from its [`words16`]: one multiply.
+#[inline(always)]
+fn hash16(x: u64, y: u64, len: usize, k: &[u64; 4]) -> u64 {
+    fold_mul(x ^ k[0], y ^ k[1].wrapping_add(len as u64))
+}
+
+/// The hash of a name of 17 to 32 bytes, from its [`words32`]: two independent
+/// multiplies.
+#[inline(always)]
+fn hash32(w: &[u64; 4], len: usize, k: &[u64; 4]) -> u64 {
+    fold_mul(w[0] ^ k[0], w[1] ^ k[1].wrapping_add(len as u64)) ^ fold_mul(w[2] ^ k[2], w[3] ^ k[3])
+}
+
+/// The hash of a name over 32 bytes: 16 bytes folded per step, the last 16 with the
+/// length.
+#[inline(always)]
+fn hash_long(b: &[u8], k: &[u64; 4]) -> u64 {
+    let len = b.len();
+    debug_assert!(len > 32);
+    let mut acc = k[0];
+    let mut i = 0;
+    while len - i > 16 {
+        acc = fold_mul(r8(b, i) ^ acc, r8(b, i + 8) ^ k[2]);
+        i += 16;
+    }
+    fold_mul(
+        r8(b, len - 16) ^ acc,
+        r8(b, len - 8) ^ k[1].wrapping_add(len as u64),
+    )
+}
+
 /// A seeded 64-bit hash of all of `b` (foldhash/wyhash-style folded multiplies).
 ///
 /// Overlapping reads cover every byte, and the length is mixed in, so the inputs to
 /// the multiplies determine the name; any collision depends on the seed.
-#[inline(always)]
 fn hash(b: &[u8], k: &[u64; 4]) -> u64 {
     let len = b.len();
-    let with_len = k[1].wrapping_add(len as u64);
     if len <= 16 {
-        let (x, y) = if len >= 8 {
-            (r8(b, 0), r8(b, len - 8))
-        } else if len >= 4 {
-            (r4(b, 0), r4(b, len - 4))
-        } else if len > 0 {
-            let x = u64::from(b[0]) << 16 | u64::from(b[len / 2]) << 8 | u64::from(b[len - 1]);
-            (x, 0)
-        } else {
-            (0, 0)
-        };
-        fold_mul(x ^ k[0], y ^ with_len)
+        let (x, y) = words16(b);
+        hash16(x, y, len, k)
     } else if len <= 32 {
-        // Two independent multiplies over the first and last 16 bytes.
-        fold_mul(r8(b, 0) ^ k[0], r8(b, 8) ^ with_len)
-            ^ fold_mul(r8(b, len - 16) ^ k[2], r8(b, len - 8) ^ k[3])
+        hash32(&words32(b), len, k)
     } else {
-        let mut acc = k[0];
-        let mut i = 0;
-        while len - i > 16 {
-            acc = fold_mul(r8(b, i) ^ acc, r8(b, i + 8) ^ k[2]);
-            i += 16;
-        }
-        fold_mul(r8(b, len - 16) ^ acc, r8(b, len - 8) ^ with_len)
-    }
-}
-
-/// `a == b` for slices of equal length: word compares up to 32 bytes (no call to
-/// `bcmp`), the slice comparison beyond.
-#[inline(always)]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let len = a.len();
-    debug_assert_eq!(len, b.len());
-    if len < 4 {
-        a == b
-    } else if len < 8 {
-        r4(a, 0) == r4(b, 0) && r4(a, len - 4) == r4(b, len - 4)
-    } else if len <= 16 {
-        r8(a, 0) == r8(b, 0) && r8(a, len - 8) == r8(b, len - 8)
-    } else if len <= 32 {
-        (r8(a, 0) ^ r8(b, 0))
-            | (r8(a, 8) ^ r8(b, 8))
-            | (r8(a, len - 16) ^ r8(b, len - 16))
-            | (r8(a, len - 8) ^ r8(b, len - 8))
-            == 0
-    } else {
-        a == b
+        hash_long(b, k)
     }
 }
 
@@ -798,15 +920,19 @@ mod tests {
 
     #[test]
     #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
-    fn same_bytes_matches_slice_eq() {
+    fn inline_words_depend_on_every_byte() {
+        // With the length, the words a slot holds (and the lookup compares) are the
+        // name: any one byte changed changes them.
         let mut rng = Rng(99);
-        for len in 0..=70usize {
+        for len in 0..=INLINE {
             let a: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-            assert!(same_bytes(&a, &a.clone()));
+            assert_eq!(words(&a), words(&a.clone()));
             for i in 0..len {
-                let mut b = a.clone();
-                b[i] ^= 1 << (i % 8);
-                assert!(!same_bytes(&a, &b), "len {len}, byte {i}");
+                for delta in [1u8 << (i % 8), 0x80, 0xff] {
+                    let mut b = a.clone();
+                    b[i] ^= delta;
+                    assert_ne!(words(&a), words(&b), "len {len}, byte {i}");
+                }
             }
         }
     }
