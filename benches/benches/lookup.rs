@@ -2,7 +2,9 @@
 //! 10, 100, 1000 and 10 000 registered names: switchboard's perfect-hash method
 //! table against `HashMap<String, _>` (std's SipHash and ahash), a `phf` map
 //! generated at compile time (`phf_codegen` in `build.rs`), and, for the 10-name
-//! set, a `match`. Every lookup asserts its index. Run with:
+//! set, a `match`. Every lookup asserts its index. Also the table's build time for
+//! 10 000 names (`build_10000`: switchboard's seed search against filling the hash
+//! maps). Run with:
 //!
 //! ```text
 //! CARGO_TARGET_DIR=/work/target-benches cargo bench -p switchboard-benches --bench lookup -- --warm-up-time 1 --measurement-time 3
@@ -13,6 +15,7 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion};
+use switchboard::_benchable::MethodTable;
 use switchboard_benches::lookup::{Tables, match_ten};
 use switchboard_benches::names::{PROBE, SIZES};
 
@@ -51,11 +54,37 @@ fn lookup(c: &mut Criterion) {
     }
 }
 
+/// Building each table from 10 000 names (the names are generated once, outside
+/// the timing; `phf` is built at compile time and has no row).
+fn build(c: &mut Criterion) {
+    let names = switchboard_benches::names::method_names(10_000);
+    let mut g = c.benchmark_group("build_10000");
+    g.sample_size(20);
+    g.bench_function("switchboard", |b| {
+        b.iter(|| {
+            let t = MethodTable::build(black_box(&names));
+            assert!(t.is_perfect(), "fallback map in use");
+            t
+        })
+    });
+    g.bench_function("std_hashmap", |b| {
+        b.iter(|| {
+            black_box(&names)
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.clone(), i as u32))
+                .collect::<std::collections::HashMap<String, u32>>()
+        })
+    });
+    g.finish();
+}
+
 fn main() {
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))
         .configure_from_args();
     lookup(&mut c);
+    build(&mut c);
     c.final_summary();
 }
