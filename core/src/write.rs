@@ -10,6 +10,10 @@ use core::fmt;
 
 use serde_json::ser::Formatter;
 
+mod ser;
+
+pub(crate) use ser::to_vec_into;
+
 /// The byte after the backslash for bytes that must be escaped, `u` for those written
 /// as `\u00XX`, and 0 for bytes copied as they are.
 static ESCAPE: [u8; 256] = {
@@ -40,7 +44,7 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     // `find_special` stops at the bytes to escape, and at non-ASCII ones, which are
     // copied with the run around them.
-    let mut i = crate::simd::find_special(bytes, 0);
+    let i = crate::simd::find_special(bytes, 0);
     if i == bytes.len() {
         // Nothing to escape (the common case): one copy between the quotes.
         out.reserve(bytes.len() + 2);
@@ -51,6 +55,19 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     }
     out.reserve(bytes.len() + 2);
     out.push(b'"');
+    escape_from(out, bytes, i);
+    out.push(b'"');
+}
+
+/// Appends `s` escaped as in [`write_str_escaped`], without the quotes (one piece of
+/// a string written in several).
+pub(crate) fn write_str_contents(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    escape_from(out, bytes, crate::simd::find_special(bytes, 0));
+}
+
+/// Appends `bytes` escaped, given `i`, the first index `find_special` stops at.
+fn escape_from(out: &mut Vec<u8>, bytes: &[u8], mut i: usize) {
     let mut start = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -74,7 +91,6 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
         i = crate::simd::find_special(bytes, i + 1);
     }
     out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
 }
 
 /// The two-digit strings `00` to `99`, back to back.
