@@ -10,6 +10,10 @@ use core::fmt;
 
 use serde_json::ser::Formatter;
 
+mod ser;
+
+pub(crate) use ser::to_vec_into;
+
 /// The byte after the backslash for bytes that must be escaped, `u` for those written
 /// as `\u00XX`, and 0 for bytes copied as they are.
 static ESCAPE: [u8; 256] = {
@@ -38,9 +42,14 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// as it is. The output is always a valid JSON string that decodes to `s`.
 pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    // `find_special` stops at the bytes to escape, and at non-ASCII ones, which are
-    // copied with the run around them.
-    let mut i = crate::simd::find_special(bytes, 0);
+    // Short strings (keys, enum names, ids) are answered with two word checks;
+    // longer ones by `find_special`, which stops at the bytes to escape, and at
+    // non-ASCII ones, which are copied with the run around them.
+    let i = if bytes.len() <= 16 && !short_needs_escape(bytes) {
+        bytes.len()
+    } else {
+        crate::simd::find_special(bytes, 0)
+    };
     if i == bytes.len() {
         // Nothing to escape (the common case): one copy between the quotes.
         out.reserve(bytes.len() + 2);
@@ -51,6 +60,60 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     }
     out.reserve(bytes.len() + 2);
     out.push(b'"');
+    escape_from(out, bytes, i);
+    out.push(b'"');
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any byte of `v` must be escaped (`"`, `\\` or below 0x20); non-ASCII
+/// bytes need not. The SWAR tests may misplace a hit, but never invent one.
+#[inline(always)]
+fn word_needs_escape(v: u64) -> bool {
+    let has_zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let below_20 = v.wrapping_sub(LO * 0x20) & !v & HI;
+    (has_zero(v ^ (LO * b'"' as u64)) | has_zero(v ^ (LO * b'\\' as u64)) | below_20) != 0
+}
+
+/// Whether a string of at most 16 bytes has a byte to escape: two overlapping
+/// words cover it (bytes in both are checked twice, which is harmless).
+#[inline(always)]
+fn short_needs_escape(b: &[u8]) -> bool {
+    debug_assert!(b.len() <= 16);
+    let n = b.len();
+    let v = if n >= 8 {
+        let w = |at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&b[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        return word_needs_escape(w(0)) || word_needs_escape(w(n - 8));
+    } else if n >= 4 {
+        let w = |at: usize| {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(&b[at..at + 4]);
+            u64::from(u32::from_le_bytes(w))
+        };
+        w(0) | (w(n - 4) << 32)
+    } else if n > 0 {
+        // 1 to 3 bytes: first, middle and last cover them; spaces fill the rest.
+        u64::from_le_bytes([b[0], b[n / 2], b[n - 1], b' ', b' ', b' ', b' ', b' '])
+    } else {
+        return false;
+    };
+    word_needs_escape(v)
+}
+
+/// Appends `s` escaped as in [`write_str_escaped`], without the quotes (one piece of
+/// a string written in several).
+pub(crate) fn write_str_contents(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    escape_from(out, bytes, crate::simd::find_special(bytes, 0));
+}
+
+/// Appends `bytes` escaped, given `i`, the first index `find_special` stops at.
+fn escape_from(out: &mut Vec<u8>, bytes: &[u8], mut i: usize) {
     let mut start = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -74,7 +137,6 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
         i = crate::simd::find_special(bytes, i + 1);
     }
     out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
 }
 
 /// The two-digit strings `00` to `99`, back to back.
@@ -241,6 +303,33 @@ mod tests {
                     round_trips(&s);
                     assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap());
                 }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
+    fn specials_at_every_position_of_short_strings() {
+        // The word checks of strings up to 16 bytes, with the special byte at each
+        // offset, next to every other byte value's character.
+        for special in [
+            '"', '\\', '\n', '\0', '\u{1f}', 'é', '😀', '\u{7f}', ' ', '!', '#', '[', ']',
+        ] {
+            for len in 1usize..=18 {
+                for pos in 0..len {
+                    let mut s: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+                    s.replace_range(pos..pos + 1, &special.to_string());
+                    round_trips(&s);
+                    assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
+                }
+            }
+        }
+        for b in 0u8..=0x7f {
+            for len in 1usize..=17 {
+                let s: String = std::iter::repeat_n(char::from(b), len).collect();
+                assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
+                let s = format!("{}{}", "x".repeat(len - 1), char::from(b));
+                assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
             }
         }
     }

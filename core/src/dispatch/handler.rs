@@ -274,7 +274,7 @@ impl ResultWriter<'_> {
     pub fn serialize<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RpcError> {
         self.begin()?;
         let start = self.out.len();
-        serde_json::to_writer(&mut *self.out, v).map_err(|e| {
+        write::to_vec_into(self.out, v).map_err(|e| {
             self.out.truncate(start);
             RpcError::internal(format_args!("the result could not be serialized: {e}"))
         })

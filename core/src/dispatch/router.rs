@@ -315,9 +315,14 @@ where
 {
     Box::pin(async move {
         let r = fut.await?;
-        serde_json::to_vec(&r).map_err(|e| {
-            RpcError::internal(format_args!("the result could not be serialized: {e}"))
-        })
+        // serde_json::to_vec's initial capacity.
+        let mut out = Vec::with_capacity(128);
+        match crate::write::to_vec_into(&mut out, &r) {
+            Ok(()) => Ok(out),
+            Err(e) => Err(RpcError::internal(format_args!(
+                "the result could not be serialized: {e}"
+            ))),
+        }
     })
 }
 
