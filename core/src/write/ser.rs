@@ -19,7 +19,10 @@
 //! - map keys: strings, chars, unit variants and newtype structs / `Some` of those;
 //!   integers, bools and finite floats quoted; anything else an error;
 //! - `serde_json::value::RawValue` (the struct named `$serde_json::private::RawValue`):
-//!   its text copied verbatim.
+//!   its text copied verbatim; likewise `serde_json::Number` when some crate in the
+//!   build enables serde_json's `arbitrary_precision` feature (features unify, so a
+//!   user's dependency can turn it on): it then serializes as the struct
+//!   `$serde_json::private::Number` holding its digits, written bare as serde_json does.
 //!
 //! Errors carry the same messages as `serde_json`'s (`key must be a string`, ...), so
 //! whoever prints them prints the same text.
@@ -33,6 +36,11 @@ use super::{write_bool, write_i64, write_null, write_str_escaped, write_u64};
 /// The struct name (and field name) through which `serde_json`'s `RawValue`
 /// serializes itself, with its JSON text as the one field's string value.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// The struct name (and field name) through which `serde_json::Number` serializes
+/// itself under serde_json's `arbitrary_precision` feature, its digits as the one
+/// field's string value.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// Appends `value` to `out` as compact JSON, exactly as `serde_json::to_writer` would.
 ///
@@ -419,7 +427,7 @@ impl<'a> ser::Serializer for Json<'a> {
 
     #[inline]
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'a>, Error> {
-        if name == RAW_VALUE_TOKEN {
+        if name == RAW_VALUE_TOKEN || name == NUMBER_TOKEN {
             return Ok(Compound {
                 out: self.0,
                 state: State::First,
@@ -587,7 +595,7 @@ fn raw_field<T: Serialize + ?Sized>(
     key: &'static str,
     value: &T,
 ) -> Result<(), Error> {
-    if key == RAW_VALUE_TOKEN {
+    if key == RAW_VALUE_TOKEN || key == NUMBER_TOKEN {
         value.serialize(RawText(out))
     } else {
         Err(Error::ExpectedSomeValue)

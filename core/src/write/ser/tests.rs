@@ -489,3 +489,34 @@ fn appends_without_reallocating_when_there_is_room() {
 fn tool_result() -> Value {
     serde_json::json!({"content": [{"type": "text", "text": "get_forecast"}], "structuredContent": {"arguments": 5}, "isError": false})
 }
+
+/// `serde_json::Number` as it serializes itself under serde_json's
+/// `arbitrary_precision` feature (which a user's dependency can switch on for the
+/// whole build): a struct named by serde_json's private token, its digits as the one
+/// field. serde_json then writes the digits bare; so must we. (This build has the
+/// feature off, so serde_json itself cannot be the reference here.)
+struct ArbitraryPrecision(&'static str);
+
+impl Serialize for ArbitraryPrecision {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        const TOKEN: &str = "$serde_json::private::Number";
+        let mut st = s.serialize_struct(TOKEN, 1)?;
+        st.serialize_field(TOKEN, self.0)?;
+        st.end()
+    }
+}
+
+#[test]
+fn arbitrary_precision_numbers_are_written_bare() {
+    let mut out = Vec::new();
+    to_vec_into(
+        &mut out,
+        &ArbitraryPrecision("123456789012345678901234567890.5"),
+    )
+    .unwrap();
+    assert_eq!(out, b"123456789012345678901234567890.5");
+    out.clear();
+    let nested = (ArbitraryPrecision("-0"), [ArbitraryPrecision("1e400")]);
+    to_vec_into(&mut out, &nested).unwrap();
+    assert_eq!(out, b"[-0,[1e400]]");
+}
