@@ -400,7 +400,7 @@ impl<'a> Iterator for Members<'a> {
             self.pos = self.b.len();
             return None;
         }
-        let ke = skip_value(self.b, ks);
+        let ke = skip_string(self.b, ks);
         let colon = skip_ws(self.b, ke);
         let vs = skip_ws(self.b, colon + 1);
         let ve = skip_value(self.b, vs);
@@ -454,7 +454,7 @@ fn skip_ws(b: &[u8], mut p: usize) -> usize {
 }
 
 /// End of a validated string starting at its quote.
-#[inline]
+#[inline(always)]
 fn skip_string(b: &[u8], mut p: usize) -> usize {
     p += 1;
     let start = p;
