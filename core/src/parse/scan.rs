@@ -359,6 +359,18 @@ impl<'a, 's> Scanner<'a, 's> {
                         false
                     }
                 },
+                // Likewise flat objects of scalars (most named params).
+                Some(b'{') => match self.scan_flat_object() {
+                    Flat::Done => false,
+                    Flat::Decline => return false,
+                    Flat::Nested => {
+                        self.pos = start;
+                        if self.scan_value(depth + 1).is_err() {
+                            return false;
+                        }
+                        false
+                    }
+                },
                 _ => {
                     self.pos = start;
                     if self.scan_value(depth + 1).is_err() {
@@ -439,6 +451,45 @@ impl<'a, 's> Scanner<'a, 's> {
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
+                    self.pos += 1;
+                    return Flat::Done;
+                }
+                _ => return Flat::Decline,
+            }
+        }
+    }
+
+    /// An object of scalars (`{"a":1,"b":"x"}`, no whitespace, no nesting) at
+    /// `pos`: like [`Self::scan_flat_array`], keys scanned as strings (escapes
+    /// validated; member names inside params are not JSON-RPC's business).
+    #[inline]
+    fn scan_flat_object(&mut self) -> Flat {
+        self.pos += 1; // '{'
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Flat::Done;
+        }
+        loop {
+            tick(1);
+            if self.peek() != Some(b'"') || self.scan_string().is_err() {
+                return Flat::Decline;
+            }
+            if self.peek() != Some(b':') {
+                return Flat::Decline;
+            }
+            self.pos += 1;
+            let ok = match self.peek() {
+                Some(b'"') => self.scan_string().is_ok(),
+                Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => self.scan_scalar().is_ok(),
+                Some(b'[' | b'{') => return Flat::Nested,
+                _ => false,
+            };
+            if !ok {
+                return Flat::Decline;
+            }
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
                     self.pos += 1;
                     return Flat::Done;
                 }
