@@ -128,10 +128,10 @@ fn any_value() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 2000 }))]
+    #![proptest_config(ProptestConfig::with_cases(2000))]
 
-    // Generated trees take many minutes under Miri; the serializer has no `unsafe`,
-    // and the other generated and hand-written cases below do run there.
+    // Generated cases take many minutes under Miri (proptest's machinery too); the
+    // serializer has no `unsafe`, and the hand-written cases below do run there.
     #[test]
     #[cfg_attr(miri, ignore = "minutes under Miri; runs in the normal suite")]
     fn values_as_serde_json_writes_them(v in any_value()) {
@@ -142,12 +142,14 @@ proptest! {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "minutes under Miri; runs in the normal suite")]
     fn strings_as_serde_json_writes_them(s in any_string()) {
         ok(&s);
         ok(&[&s, &s]);
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "minutes under Miri; runs in the normal suite")]
     fn floats_as_serde_json_writes_them(f in any_f64(), g in any::<u32>().prop_map(f32::from_bits)) {
         ok(&f);
         ok(&g);
@@ -158,6 +160,7 @@ proptest! {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "minutes under Miri; runs in the normal suite")]
     fn integers_as_serde_json_writes_them(a in any::<i64>(), b in any::<u64>(), c in any::<i128>(), d in any::<u128>()) {
         ok(&(a, b, c, d, a as i8, a as i16, a as i32, b as u8, b as u16, b as u32));
         ok(&Pairs(vec![(a, 1)]));
@@ -167,6 +170,7 @@ proptest! {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "minutes under Miri; runs in the normal suite")]
     fn bytes_and_chars_as_serde_json_writes_them(b in proptest::collection::vec(any::<u8>(), 0..40), c in any_char()) {
         ok(&Bytes(&b));
         ok(&c);
