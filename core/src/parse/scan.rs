@@ -87,7 +87,7 @@ pub(crate) enum Shape {
     Scalar,
 }
 
-/// How [`Scanner::scan_flat_array`] ended.
+/// How [`Scanner::scan_flat`] ended.
 enum Flat {
     /// The array was scanned; `pos` is past its `]`.
     Done,
@@ -344,33 +344,28 @@ impl<'a, 's> Scanner<'a, 's> {
                     Ok(e) => e,
                     Err(_) => return false,
                 },
-                // Flat arrays of scalars (most positional params) without the
+                // Flat arrays and objects of scalars (most params) without the
                 // general nesting loop; anything else there takes that loop.
-                Some(b'[') => match self.scan_flat_array() {
-                    Flat::Done => false,
-                    Flat::Decline => return false,
-                    Flat::Nested => {
-                        // Rescan the array with the nesting loop (only its leading
-                        // scalars are read twice).
-                        self.pos = start;
-                        if self.scan_value(depth + 1).is_err() {
-                            return false;
+                Some(&open @ (b'[' | b'{')) => {
+                    let flat = if open == b'[' {
+                        self.scan_flat::<false>()
+                    } else {
+                        self.scan_flat::<true>()
+                    };
+                    match flat {
+                        Flat::Done => false,
+                        Flat::Decline => return false,
+                        Flat::Nested => {
+                            // Rescan the container with the nesting loop (only its
+                            // leading scalars are read twice).
+                            self.pos = start;
+                            if self.scan_value(depth + 1).is_err() {
+                                return false;
+                            }
+                            false
                         }
-                        false
                     }
-                },
-                // Likewise flat objects of scalars (most named params).
-                Some(b'{') => match self.scan_flat_object() {
-                    Flat::Done => false,
-                    Flat::Decline => return false,
-                    Flat::Nested => {
-                        self.pos = start;
-                        if self.scan_value(depth + 1).is_err() {
-                            return false;
-                        }
-                        false
-                    }
-                },
+                }
                 _ => {
                     self.pos = start;
                     if self.scan_value(depth + 1).is_err() {
@@ -425,59 +420,32 @@ impl<'a, 's> Scanner<'a, 's> {
         }
     }
 
-    /// An array of scalars (`[1,"a",true]`, no whitespace, no nesting) at `pos`.
-    /// `Nested` when a value is an array or object (the caller rescans the array
-    /// with the nesting loop), `Decline` on anything else: whitespace or an error,
-    /// which the general path rescans and judges. The caller checked the array's
-    /// depth is allowed.
+    /// An array of scalars (`[1,"a",true]`) or, with `OBJECT`, an object of scalars
+    /// (`{"a":1,"b":"x"}`; keys scanned as strings, escapes validated: member names
+    /// inside params are not JSON-RPC's business), no whitespace, no nesting, at
+    /// `pos`. `Nested` when a value is an array or object (the caller rescans the
+    /// container with the nesting loop), `Decline` on anything else: whitespace or an
+    /// error, which the general path rescans and judges. The caller checked the
+    /// container's depth is allowed.
     #[inline]
-    fn scan_flat_array(&mut self) -> Flat {
-        self.pos += 1; // '['
-        if self.peek() == Some(b']') {
+    fn scan_flat<const OBJECT: bool>(&mut self) -> Flat {
+        let close = if OBJECT { b'}' } else { b']' };
+        self.pos += 1; // the opening bracket
+        if self.peek() == Some(close) {
             self.pos += 1;
             return Flat::Done;
         }
         loop {
             tick(1);
-            let ok = match self.peek() {
-                Some(b'"') => self.scan_string().is_ok(),
-                Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => self.scan_scalar().is_ok(),
-                Some(b'[' | b'{') => return Flat::Nested,
-                _ => false,
-            };
-            if !ok {
-                return Flat::Decline;
-            }
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Flat::Done;
+            if OBJECT {
+                if self.peek() != Some(b'"')
+                    || self.scan_string().is_err()
+                    || self.peek() != Some(b':')
+                {
+                    return Flat::Decline;
                 }
-                _ => return Flat::Decline,
+                self.pos += 1;
             }
-        }
-    }
-
-    /// An object of scalars (`{"a":1,"b":"x"}`, no whitespace, no nesting) at
-    /// `pos`: like [`Self::scan_flat_array`], keys scanned as strings (escapes
-    /// validated; member names inside params are not JSON-RPC's business).
-    #[inline]
-    fn scan_flat_object(&mut self) -> Flat {
-        self.pos += 1; // '{'
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-            return Flat::Done;
-        }
-        loop {
-            tick(1);
-            if self.peek() != Some(b'"') || self.scan_string().is_err() {
-                return Flat::Decline;
-            }
-            if self.peek() != Some(b':') {
-                return Flat::Decline;
-            }
-            self.pos += 1;
             let ok = match self.peek() {
                 Some(b'"') => self.scan_string().is_ok(),
                 Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => self.scan_scalar().is_ok(),
@@ -489,7 +457,7 @@ impl<'a, 's> Scanner<'a, 's> {
             }
             match self.peek() {
                 Some(b',') => self.pos += 1,
-                Some(b'}') => {
+                Some(c) if c == close => {
                     self.pos += 1;
                     return Flat::Done;
                 }
