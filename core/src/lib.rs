@@ -56,6 +56,8 @@ pub mod framing;
 mod params;
 mod parse;
 mod simd;
+#[cfg(test)]
+mod test_rng;
 mod unescape;
 pub(crate) mod write;
 

@@ -628,13 +628,7 @@ mod tests {
                 }
             }
         }
-        let mut seed = 0x5eed_u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::test_rng::lcg(0x5eed_u64);
         let pieces: [&[u8]; 7] = [
             b"a",
             b"\\\\",

@@ -2,38 +2,11 @@
 //! on a warm per-connection service, the request already built (hyper's parsing is
 //! hyper's). Its own test binary, with a counting allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::Request;
 use switchboard_server::{demo, http::Switchboard};
-
-struct Counting;
-
-thread_local! {
-    static COUNT: Cell<u64> = const { Cell::new(0) };
-}
-
-// SAFETY: every method forwards to `System` unchanged; counting touches only a
-// const-initialized thread-local `Cell`, which never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        COUNT.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        COUNT.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use switchboard_tests::counting::{Counting, so_far};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -65,13 +38,12 @@ fn a_warm_call_allocates_only_the_response_headers() {
         // Counted inside the task: `block_on` itself boxes a large future, hyper's
         // connection task holds it inline.
         let (n, resp) = rt.block_on(async {
-            let before = COUNT.with(Cell::get);
+            let before = so_far();
             let resp = svc.respond(req).await;
-            (COUNT.with(Cell::get) - before, resp)
+            (so_far() - before, resp)
         });
         drop(resp);
         eprintln!("{n} allocation(s) for {body}");
-        // The response: its body bytes and its header map (both hyper's types).
         // The response's header map (two allocations, the `http` crate's); the body
         // reuses the previous response's buffer; a 204 allocates nothing.
         assert!(n <= most, "{n} allocations for {body}");

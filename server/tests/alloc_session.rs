@@ -1,44 +1,11 @@
 //! Zero allocations: after warm-up, handling each message shape through raw
 //! handlers allocates nothing. Its own test binary, with a counting allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use switchboard::{Router, RpcError, Session};
-
-struct Counting;
-
-thread_local! {
-    static COUNT: Cell<u64> = const { Cell::new(0) };
-}
-
-// SAFETY: every method forwards to `System` unchanged; counting touches only a
-// const-initialized thread-local `Cell`, which never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        COUNT.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        COUNT.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use switchboard_tests::counting::{Counting, allocations};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-fn allocations(f: impl FnOnce()) -> u64 {
-    let before = COUNT.with(Cell::get);
-    f();
-    COUNT.with(Cell::get) - before
-}
 
 #[test]
 fn handling_allocates_nothing_after_warm_up() {
@@ -88,7 +55,7 @@ fn handling_allocates_nothing_after_warm_up() {
         ("too large", " ".repeat((8 << 20) + 1)),
     ];
     // The counter works: a fresh session allocates.
-    assert!(allocations(|| drop(Session::new(switchboard_server::demo::router()))) > 0);
+    assert!(allocations(|| drop(Session::new(switchboard_server::demo::router()))).1 > 0);
     // Warm up with every shape (the buffers grow to their high-water marks).
     for (_, m) in &messages {
         let _ = session.handle(m.as_bytes());
@@ -97,12 +64,12 @@ fn handling_allocates_nothing_after_warm_up() {
     invalid_utf8.extend_from_slice(b"\xC0\xAF\",\"id\":1}");
     let _ = session.handle(&invalid_utf8);
     for (name, m) in &messages {
-        let n = allocations(|| {
+        let ((), n) = allocations(|| {
             std::hint::black_box(session.handle(m.as_bytes()));
         });
         assert_eq!(n, 0, "{name}: {n} allocations");
     }
-    let n = allocations(|| {
+    let ((), n) = allocations(|| {
         std::hint::black_box(session.handle(&invalid_utf8));
     });
     assert_eq!(n, 0, "invalid UTF-8");

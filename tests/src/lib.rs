@@ -221,9 +221,28 @@ pub mod counting {
     /// Runs `f`, returning its result and how many allocations this thread made
     /// meanwhile (counted only where [`Counting`] is the global allocator).
     pub fn allocations<R>(f: impl FnOnce() -> R) -> (R, u64) {
-        let before = ALLOCATIONS.with(Cell::get);
+        let before = so_far();
         let r = f();
-        let after = ALLOCATIONS.with(Cell::get);
-        (r, after - before)
+        (r, so_far() - before)
+    }
+
+    /// How many allocations this thread has made so far: the difference of two
+    /// readings counts a stretch that [`allocations`] cannot wrap, such as the
+    /// part of an `async` block between two `.await`s.
+    ///
+    /// ```
+    /// #[global_allocator]
+    /// static GLOBAL: switchboard_tests::counting::Counting = switchboard_tests::counting::Counting;
+    /// # fn main() {
+    /// use switchboard_tests::counting::so_far;
+    /// let before = so_far();
+    /// let v = vec![1u8; 8];
+    /// assert_eq!(so_far() - before, 1);
+    /// # drop(v);
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn so_far() -> u64 {
+        ALLOCATIONS.with(Cell::get)
     }
 }

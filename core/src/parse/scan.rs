@@ -1032,13 +1032,7 @@ mod text_tests {
     /// placed at every offset of a block.
     #[test]
     fn block_walk_matches_the_general_loop() {
-        let mut seed = 0x7e47_u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::test_rng::lcg(0x7e47_u64);
         let good: [&[u8]; 14] = [
             b"a",
             b"fn main() {",

@@ -123,11 +123,8 @@ pub(crate) fn skip_blocks(
         at += 64;
     }
     if at < b.len() {
-        // Spaces: no quote, backslash or bracket, so the padding changes nothing.
-        let mut block = [b' '; 64];
-        block[..b.len() - at].copy_from_slice(&b[at..]);
         tick(1);
-        if let Some(i) = state.block(tail_masks(&block)) {
+        if let Some(i) = state.block(tail_masks(&padded_tail(b, at))) {
             return at + i + 1;
         }
     }
@@ -160,10 +157,8 @@ pub(crate) fn skip_text_blocks(
         at += 64;
     }
     if at < b.len() {
-        let mut block = [b' '; 64];
-        block[..b.len() - at].copy_from_slice(&b[at..]);
         tick(1);
-        let (quotes, backslashes) = tail_masks(&block);
+        let (quotes, backslashes) = tail_masks(&padded_tail(b, at));
         let closing = quotes & !escaped_bytes(backslashes, &mut carry);
         if closing != 0 {
             return at + closing.trailing_zeros() as usize + 1;
@@ -217,6 +212,21 @@ impl Walk {
     }
 }
 
+/// The 64 bytes at `at` (`at + 64 <= b.len()`), borrowed, for the scalar masks.
+#[inline(always)]
+fn block_at(b: &[u8], at: usize) -> &[u8; 64] {
+    b[at..at + 64].try_into().expect("a 64-byte range")
+}
+
+/// The last partial block `b[at..]` (`b.len() - at < 64`) padded with spaces: no
+/// quote, backslash or bracket, so the padding changes no mask that matters.
+#[inline(always)]
+fn padded_tail(b: &[u8], at: usize) -> [u8; 64] {
+    let mut block = [b' '; 64];
+    block[..b.len() - at].copy_from_slice(&b[at..]);
+    block
+}
+
 /// [`skip_blocks`] with the scalar masks: the scalar build's kernel.
 #[cfg_attr(
     all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
@@ -224,16 +234,7 @@ impl Walk {
 )]
 #[inline]
 pub(crate) fn skip_container_scalar(b: &[u8], p: usize) -> usize {
-    skip_blocks(
-        b,
-        p,
-        |b, at| {
-            let mut block = [0u8; 64];
-            block.copy_from_slice(&b[at..at + 64]);
-            masks_scalar(&block)
-        },
-        masks_scalar,
-    )
+    skip_blocks(b, p, |b, at| masks_scalar(block_at(b, at)), masks_scalar)
 }
 
 /// [`skip_text_blocks`] with the scalar masks: the scalar build's kernel.
@@ -252,16 +253,7 @@ pub(crate) fn skip_text_scalar(b: &[u8], p: usize) -> usize {
         let m = masks_scalar(block);
         (m.quotes, m.backslashes)
     };
-    skip_text_blocks(
-        b,
-        p,
-        |b, at| {
-            let mut block = [0u8; 64];
-            block.copy_from_slice(&b[at..at + 64]);
-            qb(&block)
-        },
-        qb,
-    )
+    skip_text_blocks(b, p, |b, at| qb(block_at(b, at)), qb)
 }
 
 #[cfg(test)]
@@ -303,13 +295,7 @@ mod tests {
     /// says, in every kernel, at every offset and with trailing bytes after them.
     #[test]
     fn skip_matches_a_byte_walk() {
-        let mut seed = 0x5eed_0b1e_u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::test_rng::lcg(0x5eed_0b1e_u64);
         let strings: [&[u8]; 8] = [
             b"\"a\"",
             b"\"]}\"",
@@ -375,13 +361,7 @@ mod tests {
     /// boundaries, strings ending in the padded last block).
     #[test]
     fn skip_text_matches_a_byte_walk() {
-        let mut seed = 0x7e47_5eed_u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::test_rng::lcg(0x7e47_5eed_u64);
         let pieces: [&[u8]; 6] = [b"a", b"\\\\", b"\\\"", b"\\n", b"[{x}]", b"\\\\\\\\"];
         let rounds = if cfg!(miri) { 40 } else { 4000 };
         for _ in 0..rounds {
