@@ -57,15 +57,8 @@ invalid_request.json
 "
 
 start=$(date +%s)
-if ! command -v valgrind >/dev/null; then
-    if command -v apt-get >/dev/null && [[ $(id -u) -eq 0 ]]; then
-        echo "guard: installing valgrind" >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null
-    else
-        echo "guard: valgrind is missing (apt-get install valgrind)" >&2
-        exit 2
-    fi
-fi
+who=guard; source "$root/benches/need.sh"
+need valgrind valgrind
 
 # The same line tables as callgrind.sh (no effect on the code), so builds are shared.
 export CARGO_PROFILE_RELEASE_DEBUG="${CARGO_PROFILE_RELEASE_DEBUG:-line-tables-only}"

@@ -97,15 +97,7 @@ workloads="${LOAD_WORKLOADS:-$default_workloads}"
 stacks="switchboard jsonrpsee"
 
 # --- 1. tools and build ---------------------------------------------------------
-need() { # need COMMAND PACKAGE
-    command -v "$1" >/dev/null && return
-    echo "load.sh: installing $2" >&2
-    if [[ "$(id -u)" -eq 0 ]]; then
-        apt-get install -y "$2" >/dev/null || { apt-get update >/dev/null && apt-get install -y "$2" >/dev/null; }
-    else
-        sudo apt-get install -y "$2" >/dev/null
-    fi
-}
+who=load.sh; source "$root/benches/need.sh"
 need wrk wrk
 need curl curl
 need jq jq

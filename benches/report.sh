@@ -25,20 +25,9 @@ raw="$results/raw"
 start=$(date +%s)
 step() { printf '==> [%4ss] %s\n' "$(( $(date +%s) - start ))" "$*" >&2; }
 
-missing=()
-command -v valgrind >/dev/null || missing+=(valgrind)
-command -v python3 >/dev/null || missing+=(python3)
-if (( ${#missing[@]} )); then
-    if command -v apt-get >/dev/null && [[ $(id -u) -eq 0 ]]; then
-        step "installing ${missing[*]}"
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq >/dev/null
-        apt-get install -y -qq "${missing[@]}" >/dev/null
-    else
-        echo "report: missing ${missing[*]} (apt-get install ${missing[*]})" >&2
-        exit 2
-    fi
-fi
+who=report; source "$root/benches/need.sh"
+need valgrind valgrind
+need python3 python3
 
 load="$(cut -d' ' -f1-3 /proc/loadavg)"
 step "build (release, line tables: the same build callgrind.sh uses)"
