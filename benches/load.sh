@@ -68,6 +68,7 @@
 #   LOAD_SERVER_CPU=0 LOAD_CLIENT_CPU=1 LOAD_CHECK_SECONDS=1
 #   LOAD_QUIET_MAX=0.3 LOAD_QUIET_WAIT=60 LOAD_RT=0
 #   LOAD_WORKLOADS="single batch10 single_p10"   LOAD_OUT=benches/results/load.md
+#   LOAD_FLOOR=0 (1: also the floor servers, see below)
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -94,7 +95,13 @@ out_file="${LOAD_OUT:-benches/results/load.md}"
 default_workloads="single batch10"
 [[ "$pipeline" -gt 1 ]] && default_workloads+=" single_p$pipeline"
 workloads="${LOAD_WORKLOADS:-$default_workloads}"
+# switchboard and jsonrpsee always (the ratio is theirs); LOAD_FLOOR=1 adds the floor
+# (src/bin/floor_server.rs): `floor` frames requests by Content-Length alone and
+# answers with switchboard's Session, `floor_canned` copies the previous answer (no
+# JSON-RPC work): what a request costs here when a server does nothing but the
+# system calls the load forces.
 stacks="switchboard jsonrpsee"
+[[ "${LOAD_FLOOR:-0}" == 1 ]] && stacks+=" floor floor_canned"
 
 # --- 1. tools and build ---------------------------------------------------------
 who=load.sh; source "$root/benches/need.sh"
@@ -109,9 +116,13 @@ fi
 
 target="${CARGO_TARGET_DIR:-$root/target}"
 cargo build --quiet --release -p switchboard-server --bin switchboard \
-    -p switchboard-benches --bin jsonrpsee_server
-bin_switchboard="$target/release/switchboard"
-bin_jsonrpsee="$target/release/jsonrpsee_server"
+    -p switchboard-benches --bin jsonrpsee_server --bin floor_server
+declare -A cmd=(
+    [switchboard]="$target/release/switchboard serve"
+    [jsonrpsee]="$target/release/jsonrpsee_server"
+    [floor]="$target/release/floor_server"
+    [floor_canned]="$target/release/floor_server --canned"
+)
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/switchboard-load.XXXXXX")"
 pids=()
@@ -141,9 +152,12 @@ start() { # start STACK COMMAND...
     cat "$tmp/$name.out" "$tmp/$name.err" >&2
     exit 1
 }
-start switchboard "$bin_switchboard" serve
-start jsonrpsee "$bin_jsonrpsee"
-echo "switchboard: ${url[switchboard]} (pid ${pid[switchboard]}), jsonrpsee: ${url[jsonrpsee]} (pid ${pid[jsonrpsee]}), both on core $server_cpu; wrk on core $client_cpu"
+for stack in $stacks; do
+    # shellcheck disable=SC2086 # the command and its arguments
+    start "$stack" ${cmd[$stack]}
+    echo "$stack: ${url[$stack]} (pid ${pid[$stack]}), on core $server_cpu"
+done
+echo "wrk on core $client_cpu"
 
 # --- workloads ------------------------------------------------------------------
 single='{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}'
@@ -212,7 +226,7 @@ for w in $workloads; do
     done
 done
 if [[ "$mode" == smoke ]]; then
-    echo "smoke: both servers answer every workload correctly"
+    echo "smoke: every server ($stacks) answers every workload correctly"
     exit 0
 fi
 
@@ -220,7 +234,6 @@ fi
 if [[ "$mode" == profile ]]; then
     psecs="${LOAD_PROFILE_SECONDS:-5}"
     pout="${LOAD_PROFILE_OUT:-benches/results/load-profile.md}"
-    bin_of() { if [[ "$1" == switchboard ]]; then echo "$bin_switchboard serve"; else echo "$bin_jsonrpsee"; fi; }
     {
         echo "# Where a request's CPU goes: switchboard serve vs jsonrpsee (issue #7)"
         echo
@@ -242,7 +255,7 @@ if [[ "$mode" == profile ]]; then
             # Instructions: a server of its own under callgrind.
             # shellcheck disable=SC2046
             valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$stack.$w.%p" \
-                $(bin_of "$stack") --listen 127.0.0.1:0 --threads 1 \
+                ${cmd[$stack]} --listen 127.0.0.1:0 --threads 1 \
                 >"$tmp/cg.out" 2>"$tmp/cg.err" &
             vpid=$!
             vurl=""
@@ -383,7 +396,15 @@ lock_version() { awk -v n="$1" '$0 == "name = \"" n "\"" { getline; gsub(/versio
     echo "  rounds: $rounds x $secs s per server and workload, interleaved; figures are medians over rounds."
     echo "- Servers: switchboard (hyper $(lock_version hyper)) and jsonrpsee $(lock_version jsonrpsee-server)"
     echo "  (HTTP only, same demo methods, mimalloc in both); both release builds."
-    echo "- Command: \`LOAD_RT=${LOAD_RT:-0} LOAD_SECONDS=$secs LOAD_ROUNDS=$rounds LOAD_CONNS=$conns LOAD_PIPELINE=$pipeline benches/load.sh\`"
+    if [[ "$stacks" == *floor* ]]; then
+        echo "- The floor (\`LOAD_FLOOR=1\`, benches/src/bin/floor_server.rs, same runtime and"
+        echo "  core): \`floor\` frames each request by its Content-Length alone (no other HTTP"
+        echo "  checks) and answers with switchboard's Session; \`floor_canned\` copies the"
+        echo "  previous answer (no JSON-RPC work). Not servers to use: what a request costs"
+        echo "  on this machine when a server does little more than the system calls the"
+        echo "  load forces (one read and one write per request without pipelining)."
+    fi
+    echo "- Command: \`LOAD_FLOOR=${LOAD_FLOOR:-0} LOAD_RT=${LOAD_RT:-0} LOAD_SECONDS=$secs LOAD_ROUNDS=$rounds LOAD_CONNS=$conns LOAD_PIPELINE=$pipeline benches/load.sh\`"
     echo
     echo "req/s = HTTP requests per second; calls/s = JSON-RPC calls per second (10 per batch)."
     echo "Latency: wrk's per-request p50/p99 (closed loop; wrk 4.1 adds coordinated-omission"
