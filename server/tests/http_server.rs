@@ -354,39 +354,10 @@ fn specification_examples() {
             Some(r.json())
         }
     };
-    let cases: &[(&str, Option<Value>)] = &[
-        (
-            r#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
-            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 1})),
-        ),
-        (
-            r#"{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}"#,
-            Some(json!({"jsonrpc": "2.0", "result": -19, "id": 2})),
-        ),
-        (
-            r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#,
-            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 3})),
-        ),
-        (
-            r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#,
-            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 4})),
-        ),
-        (
-            r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#,
-            None,
-        ),
-        (r#"{"jsonrpc": "2.0", "method": "foobar"}"#, None),
-    ];
-    for (body, expected) in cases {
-        assert_eq!(&call(&mut c, body), expected, "{body}");
+    for (body, expected) in switchboard_tests::spec_examples() {
+        assert_eq!(call(&mut c, body), expected, "{body}");
     }
     let code = |v: &Value| v["error"]["code"].as_i64().unwrap();
-    let v = call(
-        &mut c,
-        r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
-    )
-    .unwrap();
-    assert_eq!((code(&v), &v["id"]), (-32601, &json!("1")));
     let v = call(
         &mut c,
         r#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#,

@@ -103,13 +103,64 @@ fn serve_stdio_bounds_long_lines_and_handles_crlf_and_no_final_newline() {
     assert_eq!(lines[2]["id"], 2);
 }
 
+/// `body` framed as the LSP base protocol frames it.
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut v = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    v.extend_from_slice(body);
+    v
+}
+
+/// The bodies of the LSP-framed responses in `out`, as JSON.
+fn lsp_bodies(out: &[u8]) -> Vec<serde_json::Value> {
+    let mut rest = out;
+    let mut bodies = Vec::new();
+    while !rest.is_empty() {
+        let text = std::str::from_utf8(rest).unwrap();
+        let head_end = text.find("\r\n\r\n").unwrap();
+        let len: usize = text[..head_end]
+            .strip_prefix("Content-Length: ")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let body = &rest[head_end + 4..head_end + 4 + len];
+        bodies.push(serde_json::from_slice::<serde_json::Value>(body).unwrap());
+        rest = &rest[head_end + 4 + len..];
+    }
+    bodies
+}
+
+/// The specification's examples over stdio, in both framings: every answer exact
+/// and in order, nothing for the notifications.
+#[test]
+fn serve_stdio_spec_examples_both_framings() {
+    let examples = switchboard_tests::spec_examples();
+    let want: Vec<&serde_json::Value> = examples.iter().filter_map(|(_, a)| a.as_ref()).collect();
+    // ndjson: one message a line (the batch example's newlines are JSON whitespace).
+    let mut input = Vec::new();
+    for (message, _) in &examples {
+        input.extend(message.bytes().map(|b| if b == b'\n' { b' ' } else { b }));
+        input.push(b'\n');
+    }
+    let (out, code) = run(&["serve", "--stdio"], &input);
+    assert_eq!(code, 0);
+    let got: Vec<serde_json::Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(got.iter().collect::<Vec<_>>(), want, "ndjson");
+    // LSP: the messages as they are, newlines included.
+    let input: Vec<u8> = examples
+        .iter()
+        .flat_map(|(m, _)| frame(m.as_bytes()))
+        .collect();
+    let (out, code) = run(&["serve", "--stdio", "--framing", "lsp"], &input);
+    assert_eq!(code, 0);
+    assert_eq!(lsp_bodies(&out).iter().collect::<Vec<_>>(), want, "lsp");
+}
+
 #[test]
 fn serve_stdio_lsp_framing() {
-    fn frame(body: &[u8]) -> Vec<u8> {
-        let mut v = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-        v.extend_from_slice(body);
-        v
-    }
     let mut input = Vec::new();
     input.extend(frame(
         br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
@@ -125,21 +176,7 @@ fn serve_stdio_lsp_framing() {
     input.extend(frame(br#"[{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"1"},{"jsonrpc":"2.0","method":"notify_hello","params":[7]}]"#));
     let (out, code) = run(&["serve", "--stdio", "--framing", "lsp"], &input);
     assert_eq!(code, 0);
-    // Parse the framed responses back.
-    let mut rest = &out[..];
-    let mut bodies = Vec::new();
-    while !rest.is_empty() {
-        let text = std::str::from_utf8(rest).unwrap();
-        let head_end = text.find("\r\n\r\n").unwrap();
-        let len: usize = text[..head_end]
-            .strip_prefix("Content-Length: ")
-            .unwrap()
-            .parse()
-            .unwrap();
-        let body = &rest[head_end + 4..head_end + 4 + len];
-        bodies.push(serde_json::from_slice::<serde_json::Value>(body).unwrap());
-        rest = &rest[head_end + 4 + len..];
-    }
+    let bodies = lsp_bodies(&out);
     assert_eq!(bodies.len(), 4, "{}", String::from_utf8_lossy(&out));
     assert_eq!(bodies[0]["result"], 19);
     assert_eq!(bodies[1]["error"]["code"], -32600);

@@ -69,43 +69,8 @@ fn raw(session: &mut Session, input: &str) -> Option<String> {
 #[test]
 fn spec_examples_end_to_end() {
     let mut s = demo_session();
-    let cases: &[(&str, Option<Value>)] = &[
-        (
-            r#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
-            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 1})),
-        ),
-        (
-            r#"{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}"#,
-            Some(json!({"jsonrpc": "2.0", "result": -19, "id": 2})),
-        ),
-        (
-            r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#,
-            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 3})),
-        ),
-        (
-            r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#,
-            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 4})),
-        ),
-        (
-            r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#,
-            None,
-        ),
-        (r#"{"jsonrpc": "2.0", "method": "foobar"}"#, None),
-        (
-            r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
-            Some(
-                json!({"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found", "data": {"field": "method", "reason": "is not registered"}}, "id": "1"}),
-            ),
-        ),
-        (
-            r#"[
-        {"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},
-        {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}
-    ]"#,
-            None,
-        ),
-    ];
-    for (input, want) in cases {
+    let cases = switchboard_tests::spec_examples();
+    for (input, want) in &cases {
         assert_eq!(&handle(&mut s, input), want, "{input}");
     }
 }

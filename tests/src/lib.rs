@@ -6,6 +6,8 @@
 //!   differential tests against [`switchboard::Parser::validate`].
 //! - [`json_depth`]: the nesting depth of a text, counted the way SPEC.md counts it.
 //! - [`counting`]: a counting global allocator for the zero-allocation tests.
+//! - [`spec_examples`]: the specification's examples with the demo router's answers,
+//!   for the end-to-end suites (session, HTTP, stdio).
 
 use std::path::{Path, PathBuf};
 
@@ -150,6 +152,58 @@ mod tests {
         assert!(reference_accepts(deep(128).as_bytes()));
         assert!(!reference_accepts(deep(129).as_bytes()));
     }
+}
+
+/// The JSON-RPC 2.0 specification's examples (its section 7) that have one exact
+/// answer from switchboard-server's demo router (`subtract`, `update`, `notify_*`
+/// registered; `foobar` not): `(message, the response as JSON, or None when nothing
+/// is answered)`. The end-to-end suites (a session, the HTTP server, the stdio
+/// server) all run this one table; the error examples whose `data` says where the
+/// input broke are checked by each suite on its own terms.
+///
+/// ```
+/// let examples = switchboard_tests::spec_examples();
+/// assert!(examples.iter().any(|(_, answer)| answer.is_none()));
+/// ```
+#[must_use]
+pub fn spec_examples() -> Vec<(&'static str, Option<serde_json::Value>)> {
+    use serde_json::json;
+    vec![
+        (
+            r#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
+            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 1})),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}"#,
+            Some(json!({"jsonrpc": "2.0", "result": -19, "id": 2})),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#,
+            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 3})),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#,
+            Some(json!({"jsonrpc": "2.0", "result": 19, "id": 4})),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#,
+            None,
+        ),
+        (r#"{"jsonrpc": "2.0", "method": "foobar"}"#, None),
+        (
+            r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
+            Some(
+                json!({"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found", "data": {"field": "method", "reason": "is not registered"}}, "id": "1"}),
+            ),
+        ),
+        (
+            r#"[
+        {"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},
+        {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}
+    ]"#,
+            None,
+        ),
+    ]
 }
 
 pub mod counting {
