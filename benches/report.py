@@ -6,7 +6,9 @@ SVG charts beside it, and the generated part of README.md's Benchmarks section.
 
 RAW_DIR holds what report.sh measured: meta.env (KEY=value lines), checks.tsv (count
 check), race.tsv (count race), allocs.tsv (allocs), callgrind.tsv (callgrind.sh TSV=),
-threads.tsv (count threads). Standard library only; the SVG is written by hand.
+threads.tsv (count threads), external.tsv (benches/external/run.sh TSV=; or
+external.skipped, one line saying why it did not run). Standard library only; the SVG is
+written by hand.
 """
 
 import csv
@@ -18,6 +20,9 @@ import sys
 
 RPC_STACKS = ["switchboard", "serde_json", "sonic_rs", "jsonrpsee_callback", "jsonrpsee", "jsonrpc_core"]
 PARSE_STACKS = ["switchboard", "serde_json", "sonic_rs", "simd_json_tape", "simd_json_serde"]
+# benches/external/run.sh's stacks outside Rust, after its switchboard_rust reference.
+EXT_REF = "switchboard_rust"
+EXT_STACKS = ["switchboard_c_abi", "libjson-rpc-cpp", "go_jsonrpc2_conn", "go_jsonrpc2_codec", "json-rpc-cxx"]
 LOOKUP_STACKS = ["switchboard", "ahash_hashmap", "std_hashmap", "phf", "match"]
 COLORS = {
     "switchboard": "#1b9e77",
@@ -180,6 +185,58 @@ def metric_table(fam, stacks, rows, value, fmt, notes, ratio=True):
     return md_table(["message", "bytes"] + stacks, table, ["---", "---:"] + ["---:"] * len(stacks))
 
 
+def read_external(raw):
+    """external.tsv as rows keyed like the race (workload, stack, min_ns, median_ns,
+    instr, note, status), or (None, reason) when it did not run."""
+    skipped = os.path.join(raw, "external.skipped")
+    if os.path.exists(skipped):
+        with open(skipped) as f:
+            return None, f.read().strip() or "benches/external/run.sh did not run"
+    rows = read_tsv(os.path.join(raw, "external.tsv"))
+    if not rows:
+        return None, "no benches/results/raw/external.tsv (benches/external/run.sh did not run)"
+    out = []
+    for r in rows:
+        status = r["ns_min"] if r["ns_min"] in ("n/a", "skipped") else "ok"
+        note = r.get("note") or ""
+        out.append({
+            "workload": r["workload"], "stack": r["stack"], "bytes": r["bytes"],
+            "min_ns": r["ns_min"], "median_ns": r["ns_median"], "instr": r["instr_per_msg"] or None,
+            "note": (f"{r['stack']}: skipped: {note}" if status == "skipped" else f"{r['stack']}: {note}"),
+            "status": status,
+        })
+    return out, None
+
+
+def external_tables(ext, works, value, fmt, notes):
+    """Rows = corpus messages (in the race's order), columns = switchboard_rust of the
+    same run, then EXT_STACKS, each with its ×ratio to that switchboard_rust."""
+    by = index(ext)
+    stacks = [EXT_REF] + EXT_STACKS
+    ext_works = [w for w in works if any(k[0] == w for k in by)]
+    ext_works += [w for w in workloads_of(ext, "rpc") if w not in ext_works]
+    table = []
+    for w in ext_works:
+        bytes_ = next((r["bytes"] for r in ext if r["workload"] == w), "")
+        ref = by.get((w, EXT_REF))
+        sb = value(ref) if ref else None
+        cells = [f"`{short(w)}`", bytes_]
+        for s in stacks:
+            r = by.get((w, s))
+            if r is None:
+                cells.append("not run")
+                continue
+            v = value(r)
+            if r["status"] == "skipped":
+                cells.append("skipped" + notes.mark(r["note"]).removeprefix("n/a"))
+            elif v is None:
+                cells.append(notes.mark(r["note"]) if r["status"] == "n/a" else "n/a")
+            else:
+                cells.append(fmt(v) + (fmt_ratio(v, sb) if s != EXT_REF else ""))
+        table.append(cells)
+    return md_table(["message", "bytes"] + stacks, table, ["---", "---:"] + ["---:"] * len(stacks))
+
+
 def svg_chart(path, title, subtitle, fam, stacks, race):
     """Grouped bars of the fastest ns per message per workload and stack, log scale,
     with the median as a tick; n/a written at the foot of the missing bar."""
@@ -255,6 +312,68 @@ def svg_chart(path, title, subtitle, fam, stacks, race):
     return True
 
 
+def external_section(meta, ext, skipped, works):
+    """The request → response tables of the stacks outside Rust (benches/external), and
+    the fastest-block table with its footnotes for README.md."""
+    md = ["### Outside Rust: switchboard's C ABI, C++ and Go (`benches/external/run.sh`)\n"]
+    if ext is None:
+        # Every column skipped, one table to show it.
+        notes = Notes()
+        rows = [{"workload": w, "stack": s, "bytes": b, "status": "skipped", "note": skipped}
+                for w, b in works for s in [EXT_REF] + EXT_STACKS]
+        t = external_tables(rows, [w for w, _ in works], lambda r: None, fmt_ns, notes)
+        md.append("Not measured in this run (ns per message, instructions per message):\n")
+        md.append(t + "\n\nskipped:" + notes.render() + "\n")
+        return "\n".join(md), "Outside Rust (`benches/external/run.sh`):\n\n" + t + "\n\nskipped:" + notes.render()
+    works = [w for w, _ in works]
+    notes = Notes()
+    desc = {}
+    for r in ext:
+        if r["status"] == "ok" and r["stack"] not in desc:
+            desc[r["stack"]] = r["note"].split(": ", 1)[1]
+    md.append(
+        "The same corpus, request bytes in and response bytes out, in process, each stack in a small "
+        "harness of its own serving the same methods (benches/external/README.md)"
+        + "".join(f"; **{s}**: {desc[s]}" for s in [EXT_REF] + EXT_STACKS if s in desc)
+        + ". Every answer is first compared with switchboard's as whole JSON (error messages and "
+        "`data` included: stricter than `count check` above, which compares error objects by code) "
+        "and every timed response byte for byte with the checked one.\n")
+    md.append(
+        "These wall times come from a different loop than the race above: run.sh's "
+        f"{meta.get('ext_rounds', '?')} interleaved rounds, in which each harness process times "
+        f"{meta.get('ext_blocks', '?')} blocks of ~2 ms per message in turn (fastest block over all "
+        "rounds; median of the rounds' median blocks), after the Rust race and overlapping no other step "
+        f"({meta.get('ext_seconds', '?')} s with its builds, checks and callgrind counts). "
+        "`switchboard_rust` is switchboard timed in that same run (`count race` on it alone), and "
+        "the ×N of the other columns are against it, not against the race above. Instructions: "
+        "callgrind on each harness, (Ir(N2) − Ir(N1)) / (N2 − N1), the response check included as "
+        "in `count`; the Go rows vary by 1-2 % from run to run (its garbage collector and scheduler).\n")
+
+    def v_min(r):
+        return num(r.get("min_ns"))
+
+    def v_med(r):
+        return num(r.get("median_ns"))
+
+    def v_instr(r):
+        return num(r.get("instr"))
+
+    t_min = external_tables(ext, works, v_min, fmt_ns, notes)
+    md.append("ns per message, fastest block:\n")
+    md.append(t_min + "\n")
+    md.append("ns per message, median block:\n")
+    md.append(external_tables(ext, works, v_med, fmt_ns, notes) + "\n")
+    md.append("Instructions per message (callgrind):\n")
+    md.append(external_tables(ext, works, v_instr, fmt_int, notes) + "\n")
+    if notes.reasons:
+        md.append("n/a and skipped:" + notes.render() + "\n")
+    readme = (
+        "Outside Rust, from `benches/external/run.sh` in the same report (its own harness loop; "
+        "×N = times `switchboard_rust` of that run):\n\n"
+        + t_min + ("\n\nn/a and skipped:" + notes.render() if notes.reasons else ""))
+    return "\n".join(md), readme
+
+
 def main():
     raw, results = sys.argv[1], sys.argv[2]
     readme = sys.argv[3] if len(sys.argv) > 3 else None
@@ -264,6 +383,7 @@ def main():
     allocs = read_tsv(os.path.join(raw, "allocs.tsv"))
     cg = read_tsv(os.path.join(raw, "callgrind.tsv"))
     threads = read_tsv(os.path.join(raw, "threads.tsv"))
+    ext, ext_skipped = read_external(raw)
 
     machine = f"{meta.get('cpu', '?')}, {meta.get('cores', '?')} cores, switchboard SIMD backend {meta.get('backend', '?')}"
     if meta.get("sonic_rs"):
@@ -357,6 +477,11 @@ def main():
             md.append("n/a:" + notes.render() + "\n")
         if fam == "rpc":
             readme_table = t_min + ("\n\nn/a:" + notes.render() if notes.reasons else "")
+            works = [(w, next((r["bytes"] for r in race if r["workload"] == w), ""))
+                     for w in workloads_of(race, "rpc")]
+            ext_md, ext_readme = external_section(meta, ext, ext_skipped, works)
+            md.append(ext_md)
+            readme_table += "\n\n" + ext_readme
 
     # Scaling.
     race_by = index(race)
@@ -443,9 +568,11 @@ def main():
     md.append("## How to run\n")
     md.append(
         "```sh\n"
-        "bash benches/report.sh                 # this report, about 7 minutes on 2 cores\n"
+        "bash benches/report.sh                 # this report, about 11 minutes on 2 cores\n"
         "ROUNDS=1000 bash benches/report.sh     # a longer race (default 300 rounds): tighter medians\n"
         "README=0 bash benches/report.sh        # leave README.md alone\n"
+        "EXTERNAL=0 bash benches/report.sh      # without the stacks outside Rust (about 7 minutes)\n"
+        "benches/external/run.sh                # only the stacks outside Rust (benches/external/README.md)\n"
         "bash benches/guard.sh                  # switchboard's instruction counts vs the baseline\n"
         "```\n\n"
         "The raw measurements are in `benches/results/raw/`; single pieces: `count race --tsv corpus`, "

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# switchboard side by side with JSON-RPC stacks outside Rust, in one run (issue #6,
-# item 2): the same messages, request bytes in and response bytes out, in process,
-# each stack in a small harness built here. Two measures: wall time (interleaved
-# rounds, min and median ns per message) and instructions per message (callgrind,
-# the difference of two message counts: start-up and set-up cancel out).
+# switchboard side by side with JSON-RPC stacks outside Rust, in one run (issue #6):
+# the whole committed corpus (benches/corpus/, 12 messages), request bytes in and
+# response bytes out, in process, each stack in a small harness built here. Two
+# measures: wall time (interleaved rounds, min and median ns per message) and
+# instructions per message (callgrind, the difference of two message counts: start-up
+# and set-up cancel out). benches/report.sh runs it as one of its steps.
 #
 #   stack                 harness                      how a message goes through
-#   switchboard_rust      benches count (Rust)         Session::handle, demo router
-#   switchboard_c_abi     c_abi/ (C++ driver, C        swb_session_handle, demo methods
-#                         callbacks)                   as C callbacks (demo_methods.c)
+#   switchboard_rust      benches count (Rust)         Session::handle, the benches'
+#                                                      router (demo + tools/call)
+#   switchboard_c_abi     c_abi/ (C++ driver, C        swb_session_handle, the same
+#                         callbacks)                   methods as C callbacks
 #   libjson-rpc-cpp       jsonrpccpp/ (C++)            the protocol handler of an
 #                                                      AbstractServer, in memory
 #   go_jsonrpc2_conn      go/ (Go)                     a jsonrpc2.Conn on an in-memory
@@ -16,23 +18,29 @@
 #   go_jsonrpc2_codec     go/ (Go)                     its Request/Response types only:
 #                                                      a lower bound, not a server
 #   json-rpc-cxx          none                         skipped: not packaged, no download
-# plus, from the same `count race` that times switchboard_rust, its Rust peers
-# (serde_json hand-written, jsonrpsee, jsonrpsee's callback path, jsonrpc-core).
+# plus, from the same `count race` that times switchboard_rust (RUST_PEERS=1), its
+# Rust peers (serde_json and sonic-rs hand-written, jsonrpsee, jsonrpsee's callback
+# path, jsonrpc-core).
 #
-# Every harness first checks its answer to each message against switchboard's own
-# (the demo server's response, compared as parsed JSON) and refuses to time
-# otherwise. Anything that cannot be installed is skipped with a message, and its
-# rows in the TSV say why.
+# Every harness first checks its answer to each message against switchboard's
+# (`count answer`, compared as parsed JSON, whole: error messages and data too) and
+# refuses to time otherwise. A message a stack cannot answer as switchboard does is
+# listed in na_why below with the reason; run.sh checks that it still fails on every
+# run. Anything that cannot be installed is skipped with a message, and its rows in
+# the TSV say why.
 #
 #   benches/external/run.sh               # install, build, check, time, count
 #   ROUNDS=3 CALLGRIND=0 benches/external/run.sh
 #
 # Environment: ROUNDS (interleaved rounds, default 5), BLOCKS (~2 ms blocks per
-# workload per round in the C++ and Go harnesses, default 150, as `count race`),
+# message per round in every harness and in `count race`, default 150), WORKLOADS
+# (corpus file names, default all), RUST_PEERS (0: only switchboard from `count race`),
 # CHECK_ONLY=1 (install, build and check, then stop; exits 1 if a harness's answers
-# are wrong: a CI smoke test), CALLGRIND (0 to skip instruction counts), INSTR_RUST_PEERS=1 (count the Rust peers'
-# instructions too, ~1 more minute; benches/callgrind.sh has them), NO_INSTALL=1 (skip
-# apt-get), TSV (output, default benches/results/external.tsv), CARGO_TARGET_DIR.
+# are wrong: a CI smoke test), CALLGRIND (0 to skip instruction counts), CG_SCALE
+# (scales callgrind's message counts, default 1), JOBS (callgrind runs at a time,
+# default 2), INSTR_RUST_PEERS=1 (count the Rust peers' instructions too;
+# benches/callgrind.sh has them), NO_INSTALL=1 (skip apt-get), TSV (output, default
+# benches/results/external.tsv), CARGO_TARGET_DIR.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -43,13 +51,14 @@ out="$target/external"
 ROUNDS="${ROUNDS:-5}"
 BLOCKS="${BLOCKS:-150}"
 CALLGRIND="${CALLGRIND:-1}"
+CG_SCALE="${CG_SCALE:-1}"
+JOBS="${JOBS:-2}"
 tsv="${TSV:-$root/benches/results/external.tsv}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/switchboard-external.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out" "$(dirname "$tsv")"
 start=$SECONDS
 
-workloads="eth_getBalance subtract batch10_subtract"
 skips=() # "stack<TAB>reason", reported in the TSV and again at the end
 skip() {
     echo "skipped: $1: $2"
@@ -58,7 +67,19 @@ skip() {
 
 # ---- packages -----------------------------------------------------------------
 echo "== packages"
-if [[ "${NO_INSTALL:-0}" != 1 ]]; then
+have_cxx=0 have_jrc=0 have_valgrind=0 have_go=0
+gopath=/usr/share/gocode
+probe() {
+    { command -v g++ >/dev/null && pkg-config --exists jsoncpp 2>/dev/null; } && have_cxx=1
+    [[ -f /usr/include/jsonrpccpp/server.h ]] && have_jrc=1
+    command -v valgrind >/dev/null && have_valgrind=1
+    { command -v go >/dev/null && [[ -f $gopath/src/github.com/sourcegraph/jsonrpc2/jsonrpc2.go ]]; } && have_go=1
+    return 0
+}
+probe
+if [[ "$have_cxx$have_jrc$have_valgrind$have_go" == 1111 ]]; then
+    echo "everything is installed"
+elif [[ "${NO_INSTALL:-0}" != 1 ]]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >"$work/apt.log" 2>&1 ||
         echo "warning: apt-get update failed; installing from the package lists already here"
@@ -71,28 +92,22 @@ if [[ "${NO_INSTALL:-0}" != 1 ]]; then
     install libjsonrpccpp-dev || echo "warning: cannot install libjsonrpccpp-dev"
     install golang-go golang-github-sourcegraph-jsonrpc2-dev ||
         echo "warning: cannot install golang-go golang-github-sourcegraph-jsonrpc2-dev"
+    probe
 else
     echo "NO_INSTALL=1: using what is installed"
 fi
-have_cxx=1
-{ command -v g++ >/dev/null && pkg-config --exists jsoncpp; } || have_cxx=0
-have_valgrind=1
-command -v valgrind >/dev/null || have_valgrind=0
-gopath=/usr/share/gocode
-have_go=1
-{ command -v go >/dev/null && [[ -f $gopath/src/github.com/sourcegraph/jsonrpc2/jsonrpc2.go ]]; } || have_go=0
 
 stacks=(switchboard_rust)
 if [[ $have_cxx == 1 ]]; then
     stacks+=(switchboard_c_abi)
-    if [[ -f /usr/include/jsonrpccpp/server.h ]]; then
+    if [[ $have_jrc == 1 ]]; then
         stacks+=(libjson-rpc-cpp)
     else
         skip libjson-rpc-cpp "libjsonrpccpp-dev is not installed and could not be installed"
     fi
 else
-    skip switchboard_c_abi "g++ and libjsoncpp-dev (the C++ driver's JSON checks) are not installed"
-    skip libjson-rpc-cpp "g++ and libjsoncpp-dev are not installed"
+    skip switchboard_c_abi "g++ and libjsoncpp-dev (the C++ driver's JSON checks) are not installed and could not be installed"
+    skip libjson-rpc-cpp "g++ and libjsoncpp-dev are not installed and could not be installed"
 fi
 if [[ $have_go == 1 ]]; then
     stacks+=(go_jsonrpc2_conn go_jsonrpc2_codec)
@@ -102,7 +117,7 @@ fi
 # json-rpc-cxx (github.com/jsonrpcx/json-rpc-cxx, header-only on nlohmann-json) is
 # in no registry this machine reaches, and GitHub is not reachable: nothing to build.
 cxx_found="$(apt-cache search --names-only 'json-rpc-cxx|jsonrpccxx' 2>/dev/null || true)"
-skip json-rpc-cxx "json-rpc-cxx is not packaged for Debian and cannot be downloaded here${cxx_found:+ (apt-cache search found: $cxx_found; no harness is written for it yet)}"
+skip json-rpc-cxx "not packaged for Debian and cannot be downloaded here${cxx_found:+ (apt-cache search found: $cxx_found; no harness is written for it yet)}"
 if [[ $CALLGRIND == 1 && $have_valgrind == 0 ]]; then
     echo "skipped: instruction counts: valgrind is not installed and could not be installed"
     CALLGRIND=0
@@ -111,10 +126,8 @@ fi
 # ---- builds -------------------------------------------------------------------
 echo "== builds"
 cargo build --release --quiet -p switchboard-ffi --lib
-cargo build --release --quiet -p switchboard-server --bin switchboard
 cargo build --release --quiet -p switchboard-benches --bin count
 count="$target/release/count"
-server="$target/release/switchboard"
 if [[ $have_cxx == 1 ]]; then
     jsoncpp="$(pkg-config --cflags jsoncpp)"
     gcc -std=c11 -O3 -Wall -Wextra -I ffi/include -c "$here/c_abi/demo_methods.c" -o "$out/demo_methods.o"
@@ -138,46 +151,61 @@ if [[ $have_go == 1 ]]; then
 fi
 
 # ---- the messages and switchboard's answers ---------------------------------------
+# The whole committed corpus (benches/corpus/, its README says what each file is),
+# request bytes as they are; switchboard's answer from `count answer` (the benches'
+# router: the demo methods plus tools/call, as `count race` runs it).
 ref="$work/ref"
 mkdir -p "$ref"
-msg() { printf '%s' "$2" >"$ref/$1.req"; }
-msg eth_getBalance '{"jsonrpc":"2.0","method":"eth_getBalance","params":["0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045","latest"],"id":1}'
-msg subtract '{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}'
-# benches/src/dispatch.rs's batch_of_subtract(10), so the Rust rows time the same bytes.
-batch=""
-for i in $(seq 1 10); do
-    batch+="${batch:+,}{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[$((42 + i)),23],\"id\":$i}"
+if [[ -n ${WORKLOADS:-} ]]; then
+    workloads="$WORKLOADS"
+else
+    workloads="$(cd benches/corpus && ls -- *.json | tr '\n' ' ')"
+fi
+for w in $workloads; do
+    [[ -f benches/corpus/$w ]] || { echo "no benches/corpus/$w" >&2; exit 2; }
+    cp "benches/corpus/$w" "$ref/$w.req"
 done
-msg batch10_subtract "[$batch]"
 # Not timed, only checked (on the stacks whose methods take them).
-msg subtract_named '{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":3}'
+msg() { printf '%s' "$2" >"$ref/$1.req"; }
 msg sum '{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":"2"}'
 msg get_data '{"jsonrpc":"2.0","method":"get_data","id":"9"}'
-msg notify_update '{"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]}'
 msg eth_getBalance_invalid '{"jsonrpc":"2.0","method":"eth_getBalance","params":["0xnothex","latest"],"id":4}'
+msg tools_call_escaped '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"a\u00e9b","arguments":{"x":[1,{"y":"]"}]}},"id":5}'
+msg tools_call_invalid '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x","arguments":[]},"id":6}'
+extras="sum get_data eth_getBalance_invalid tools_call_escaped tools_call_invalid"
 for f in "$ref"/*.req; do
-    r="$({ cat "$f"; echo; } | "$server" serve --stdio)"
-    printf '%s' "$r" >"${f%.req}.resp"
-done
-for w in $workloads; do
-    b="$(wc -c <"$ref/$w.req")"
-    cb="$("$count" list | awk -v w="rpc_$w" '$1 == "workload" && $2 == w { print $3 }')"
-    [[ "$b" == "$cb" ]] || { echo "$w: $b bytes here, $cb in count: not the same message" >&2; exit 1; }
+    "$count" answer - <"$f" >"${f%.req}.resp"
 done
 
-# What each stack is checked on and timed on.
-checks_of() {
-    case "$1" in
-        switchboard_c_abi) echo "$workloads subtract_named sum get_data notify_update eth_getBalance_invalid" ;;
-        libjson-rpc-cpp) echo "$workloads get_data notify_update" ;;
-        go_jsonrpc2_*) echo "eth_getBalance subtract subtract_named sum get_data eth_getBalance_invalid" ;;
+# Why a stack cannot answer a message as switchboard does (empty: it can). run.sh
+# checks each of these on every run: the stack must fail it (the harness's own
+# words are added to the reason), and an answer it starts to get right stops the run.
+na_why() { # na_why STACK WORKLOAD
+    case "$1:$2" in
+        go_jsonrpc2_*:batch*) echo "sourcegraph/jsonrpc2 0.1.0 has no batch support" ;;
+        go_jsonrpc2_conn:parse_error.json) echo "sourcegraph/jsonrpc2 answers no parse error: its Conn closes the connection" ;;
+        go_jsonrpc2_codec:parse_error.json) echo "sourcegraph/jsonrpc2 answers no parse error: its Request cannot decode the bytes" ;;
+        go_jsonrpc2_conn:invalid_request.json) echo "sourcegraph/jsonrpc2 answers no invalid request: a non-string method fails to decode and its Conn closes the connection" ;;
+        go_jsonrpc2_codec:invalid_request.json) echo "sourcegraph/jsonrpc2 answers no invalid request: a non-string method fails to decode into its Request" ;;
+        libjson-rpc-cpp:parse_error.json | libjson-rpc-cpp:invalid_request.json)
+            echo "libjson-rpc-cpp answers the same code with its own message and no data, and the check compares whole responses" ;;
     esac
 }
-timed_of() {
+# What each stack is checked on: the timed workloads plus the extras its methods take.
+checks_of() {
     case "$1" in
-        go_jsonrpc2_*) echo "eth_getBalance subtract" ;;
-        *) echo "$workloads" ;;
+        switchboard_c_abi) echo "$(timed_of "$1") $extras" ;;
+        # Its errors carry no `data`: no invalid-params checks.
+        libjson-rpc-cpp) echo "$(timed_of "$1") get_data" ;;
+        go_jsonrpc2_*) echo "$(timed_of "$1") $extras" ;;
     esac
+}
+timed_of() { # the workloads the stack answers as switchboard does
+    local w out=()
+    for w in $workloads; do
+        [[ -z "$(na_why "$1" "$w")" ]] && out+=("$w")
+    done
+    echo "${out[*]}"
 }
 harness_cmd() { # harness_cmd STACK: sets cmd to the stack's harness command
     case "$1" in
@@ -194,15 +222,17 @@ harness() { # harness STACK ARGS...: runs the stack's harness
     "${cmd[@]}" "$@"
 }
 declare -A note=()
-note[switchboard_rust]="Session::handle, demo router (benches count race / count)"
-note[switchboard_c_abi]="swb_session_handle, demo methods as C callbacks"
+note[switchboard_rust]="Session::handle, demo router + tools/call (benches count race / count)"
+note[switchboard_c_abi]="swb_session_handle, demo methods + tools/call as C callbacks"
 note[libjson-rpc-cpp]="libjson-rpc-cpp $(dpkg-query -W -f='${Version}' libjsonrpccpp-dev 2>/dev/null || echo '?'): AbstractServer's protocol handler, in memory"
 note[go_jsonrpc2_conn]="jsonrpc2.Conn + HandlerWithError on an in-memory ObjectStream, GOMAXPROCS=1"
 note[go_jsonrpc2_codec]="lower bound: jsonrpc2.Request/Response + encoding/json, no Conn"
 note[serde_json]="Rust, hand-written on serde_json (benches count race)"
+note[sonic_rs]="Rust, hand-written on sonic-rs (benches count race)"
 note[jsonrpsee]="Rust, jsonrpsee RpcModule::raw_json_request (benches count race)"
 note[jsonrpsee_callback]="Rust, jsonrpsee's method callback directly (benches count race)"
 note[jsonrpc_core]="Rust, jsonrpc-core IoHandler (benches count race)"
+declare -A na=() # "stack workload" -> why n/a
 
 echo "== checks: each answer against switchboard's (parsed JSON)"
 timed=(switchboard_rust)
@@ -215,18 +245,23 @@ for s in "${stacks[@]:1}"; do
     else
         skip "$s" "refused: its answers are not switchboard's (see above)"
         refused+=("$s")
+        continue
     fi
+    for w in $workloads; do
+        why="$(na_why "$s" "$w")"
+        [[ -z $why ]] && continue
+        if harness "$s" check "$ref" "$w" >"$work/na.log" 2>&1; then
+            echo "  $w: $s now answers it as switchboard does: update na_why in run.sh to time it" >&2
+            exit 1
+        fi
+        # The harness's own words: the protocol error, or what it answered.
+        said="$(grep -m1 -E 'protocol error|cannot decode|this stack:' "$work/na.log" |
+            sed -E 's/^[0-9/]+ [0-9:]+ //; s/^[^ ]+\.json: //; s/^ *this stack: */it answered /; s/ of type struct \{.*/ of type struct {...}/' |
+            cut -c1-200 || true)"
+        na["$s $w"]="$why${said:+ ($said)}"
+        echo "  $w: n/a: ${na["$s $w"]}"
+    done
 done
-batch_na="n/a: sourcegraph/jsonrpc2 0.1.0 has no batch support"
-if [[ " ${timed[*]} " == *" go_jsonrpc2_conn "* ]]; then
-    echo "go_jsonrpc2_conn on a batch (expected to fail: $batch_na):"
-    if harness go_jsonrpc2_conn check "$ref" batch10_subtract >"$work/go-batch.log" 2>&1; then
-        echo "  it answered the batch: update run.sh to time it" >&2
-        exit 1
-    fi
-    sed 's/^/  /' "$work/go-batch.log" | cut -c1-160
-    batch_na+=": the array does not decode into its Request, and the Conn closes with a protocol error"
-fi
 
 if [[ ${CHECK_ONLY:-0} == 1 ]]; then
     ((${#refused[@]} == 0)) || { echo "CHECK_ONLY=1: refused: ${refused[*]}" >&2; exit 1; }
@@ -235,7 +270,9 @@ if [[ ${CHECK_ONLY:-0} == 1 ]]; then
 fi
 
 # ---- wall time: interleaved rounds --------------------------------------------------
-echo "== wall time: $ROUNDS interleaved rounds (load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores)"
+race_stacks=(--stacks switchboard)
+[[ ${RUST_PEERS:-1} == 1 ]] && race_stacks=()
+echo "== wall time: $ROUNDS interleaved rounds of $BLOCKS blocks per workload (load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores)"
 samples="$work/samples" # stack workload min median, one line per round
 : >"$samples"
 for ((r = 0; r < ROUNDS; r++)); do
@@ -243,10 +280,15 @@ for ((r = 0; r < ROUNDS; r++)); do
     for ((j = 0; j < n; j++)); do
         s="${timed[$(((j + r) % n))]}"
         if [[ $s == switchboard_rust ]]; then
-            # All the Rust dispatch stacks, interleaved in ~2 ms blocks, 150 rounds.
-            "$count" race rpc_eth_getBalance rpc_subtract rpc_batch10_subtract |
-                awk '$1 ~ /^rpc_/ { s = ($3 == "switchboard") ? "switchboard_rust" : $3;
-                                    print s, substr($1, 5), $4, $5 }' >>"$samples"
+            # switchboard (and with RUST_PEERS=1 the Rust peers, interleaved among
+            # them) in ~2 ms blocks, BLOCKS rounds; a peer that is n/a says why.
+            # shellcheck disable=SC2086
+            "$count" race --tsv --rounds "$BLOCKS" "${race_stacks[@]}" $workloads >"$work/race.tsv"
+            awk -F'\t' 'NR > 1 && $5 != "n/a" { s = ($4 == "switchboard") ? "switchboard_rust" : $4;
+                                                print s, $2, $5, $6 }' "$work/race.tsv" >>"$samples"
+            while IFS=$'\t' read -r _ w _ p _ _ why; do
+                na["$p $w"]="$why"
+            done < <(awk -F'\t' 'NR > 1 && $5 == "n/a"' "$work/race.tsv")
         else
             # shellcheck disable=SC2046
             harness "$s" time "$ref" "$BLOCKS" $(timed_of "$s") | awk -v s="$s" '{ print s, $1, $2, $3 }' >>"$samples"
@@ -265,7 +307,7 @@ awk '{ k = $1 " " $2; if (!(k in min) || $3 < min[k]) min[k] = $3; med[k] = med[
 # ---- instructions: callgrind ------------------------------------------------------
 declare -A instr=()
 if [[ $CALLGRIND == 1 ]]; then
-    echo "== instructions per message: callgrind, (Ir(N2) - Ir(N1)) / (N2 - N1)"
+    echo "== instructions per message: callgrind, (Ir(N2) - Ir(N1)) / (N2 - N1), $JOBS at a time"
     echo "  switchboard's SIMD backend natively: $("$count" backends); under valgrind: $(valgrind --tool=none -q "$count" backends 2>/dev/null)"
     ir() { # ir FILE CMD...: total instructions of one run
         local f="$1"
@@ -275,38 +317,59 @@ if [[ $CALLGRIND == 1 ]]; then
             { tail -5 "$f.log" >&2; return 1; }
         awk '/^(summary|totals):/ { print $2; exit }' "$f"
     }
-    counts() { # N1 N2 for a stack and workload: fewer for the slow stacks and batches
-        case "$1:$2" in
-            switchboard_*:batch* | serde_json:batch* | jsonrpsee*:batch* | jsonrpc_core:batch*) echo "200 2200" ;;
-            switchboard_*:* | serde_json:* | jsonrpsee*:* | jsonrpc_core:*) echo "1000 11000" ;;
-            libjson-rpc-cpp:batch*) echo "50 550" ;;
-            go_*) echo "500 2500" ;;
-            *) echo "500 5500" ;;
+    counts() { # counts STACK BYTES: N1 N2, fewer messages for big ones and slow stacks
+        local budget dmax dmin d
+        case "$1" in
+            switchboard_* | serde_json | sonic_rs | jsonrpsee* | jsonrpc_core) budget=1200000 dmax=10000 dmin=20 ;;
+            libjson-rpc-cpp) budget=600000 dmax=5000 dmin=20 ;;
+            *) budget=240000 dmax=2000 dmin=20 ;;
+        esac
+        d=$(awk -v b="$budget" -v s="$CG_SCALE" -v n="$2" -v lo="$dmin" -v hi="$dmax" \
+            'BEGIN { d = int(b * s / n); if (d > hi * s) d = int(hi * s); if (d < lo) d = lo; print d }')
+        case "$1" in
+            go_*) echo "$((d / 4 > 5 ? d / 4 : 5)) $((d / 4 > 5 ? d / 4 + d : 5 + d))" ;;
+            *) echo "$((d / 10 > 2 ? d / 10 : 2)) $((d / 10 > 2 ? d / 10 + d : 2 + d))" ;;
         esac
     }
-    counted=("${timed[@]}")
-    [[ ${INSTR_RUST_PEERS:-0} == 1 ]] && counted+=(serde_json jsonrpsee jsonrpsee_callback jsonrpc_core)
-    for s in "${counted[@]}"; do
-        for w in $(timed_of "$s"); do
-            read -r n1 n2 <<<"$(counts "$s" "$w")"
-            a="" b=""
-            for n in "$n1" "$n2"; do
-                if [[ $s == switchboard_rust ]]; then
-                    v="$(ir "$work/cg.$s.$w.$n" "$count" switchboard "rpc_$w" "$n")" || v=""
-                elif [[ $s != switchboard_* && $s != libjson-rpc-cpp && $s != go_* ]]; then
-                    v="$(ir "$work/cg.$s.$w.$n" "$count" "$s" "rpc_$w" "$n")" || v=""
-                else
-                    harness_cmd "$s"
-                    v="$(ir "$work/cg.$s.$w.$n" "${cmd[@]}" count "$ref" "$w" "$n")" || v=""
-                fi
-                if [[ -z $a ]]; then a="$v"; else b="$v"; fi
-            done
-            if [[ -n $a && -n $b ]]; then
-                instr["$s $w"]=$(((b - a) / (n2 - n1)))
-                printf '  %-20s %-18s N=%-5s %12s  N=%-5s %12s  -> %8s\n' "$s" "$w" "$n1" "$a" "$n2" "$b" "${instr["$s $w"]}"
+    one_count() { # one_count STACK WORKLOAD: writes "N1 IR1 N2 IR2" to $work/ir.STACK.WORKLOAD
+        local s="$1" w="$2" n v line=""
+        read -r n1 n2 <<<"$(counts "$s" "$(wc -c <"$ref/$w.req")")"
+        for n in "$n1" "$n2"; do
+            if [[ $s == switchboard_rust ]]; then
+                v="$(ir "$work/cg.$s.$w.$n" "$count" switchboard "$w" "$n")" || v=""
+            elif [[ $s != switchboard_* && $s != libjson-rpc-cpp && $s != go_* ]]; then
+                v="$(ir "$work/cg.$s.$w.$n" "$count" "$s" "$w" "$n")" || v=""
             else
-                echo "  $s $w: valgrind failed (see above); no count"
+                harness_cmd "$s"
+                v="$(ir "$work/cg.$s.$w.$n" "${cmd[@]}" count "$ref" "$w" "$n")" || v=""
             fi
+            rm -f "$work/cg.$s.$w.$n"
+            [[ -n $v ]] || { echo "  $s $w: valgrind failed (see above); no count" >&2; return 0; }
+            line+="$n $v "
+        done
+        echo "$line" >"$work/ir.$s.$w"
+    }
+    counted=("${timed[@]}")
+    [[ ${INSTR_RUST_PEERS:-0} == 1 ]] && counted+=(serde_json sonic_rs jsonrpsee jsonrpsee_callback jsonrpc_core)
+    running=0
+    for s in "${counted[@]}"; do
+        for w in $workloads; do
+            [[ -n ${na["$s $w"]:-} ]] && continue
+            if ((running >= JOBS)); then
+                wait -n || true
+                running=$((running - 1))
+            fi
+            one_count "$s" "$w" &
+            running=$((running + 1))
+        done
+    done
+    wait
+    for s in "${counted[@]}"; do
+        for w in $workloads; do
+            [[ -f $work/ir.$s.$w ]] || continue
+            read -r n1 a n2 b <"$work/ir.$s.$w"
+            instr["$s $w"]=$(((b - a) / (n2 - n1)))
+            printf '  %-18s %-28s N=%-5s %12s  N=%-5s %12s  -> %8s\n' "$s" "$w" "$n1" "$a" "$n2" "$b" "${instr["$s $w"]}"
         done
     done
 fi
@@ -314,7 +377,7 @@ fi
 # ---- results --------------------------------------------------------------------
 {
     printf 'stack\tworkload\tbytes\tns_min\tns_median\tinstr_per_msg\tnote\n'
-    for s in switchboard_rust switchboard_c_abi libjson-rpc-cpp go_jsonrpc2_conn go_jsonrpc2_codec serde_json jsonrpsee jsonrpsee_callback jsonrpc_core; do
+    for s in switchboard_rust switchboard_c_abi libjson-rpc-cpp go_jsonrpc2_conn go_jsonrpc2_codec serde_json sonic_rs jsonrpsee jsonrpsee_callback jsonrpc_core; do
         for w in $workloads; do
             bytes="$(wc -c <"$ref/$w.req")"
             line="$(awk -v s="$s" -v w="$w" '$1 == s && $2 == w' "$work/wall")"
@@ -325,8 +388,8 @@ fi
                 [[ -z $i && $CALLGRIND == 1 && $s != switchboard_* && $s != libjson-rpc-cpp && $s != go_* ]] &&
                     n+="; instructions: benches/callgrind.sh"
                 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$w" "$bytes" "$mn" "$md" "${i:-}" "$n"
-            elif [[ $s == go_jsonrpc2_* && " ${timed[*]} " == *" $s "* && $w == batch* ]]; then
-                printf '%s\t%s\t%s\tn/a\tn/a\tn/a\t%s\n' "$s" "$w" "$bytes" "$batch_na"
+            elif [[ -n ${na["$s $w"]:-} ]]; then
+                printf '%s\t%s\t%s\tn/a\tn/a\tn/a\t%s\n' "$s" "$w" "$bytes" "${na["$s $w"]//$'\t'/ }"
             fi
         done
     done
@@ -344,29 +407,29 @@ fi
 
 echo
 echo "== results ($tsv): ns per message (min of $ROUNDS rounds; median of the rounds' medians), instructions per message;"
-echo "   x c_abi / x rust: this stack's over switchboard's C ABI / Rust API (min ns; instructions)"
+echo "   ns/cabi, ns/rust, in/cabi, in/rust: this stack's over switchboard's C ABI / Rust API (min ns; instructions)"
 awk -F'\t' '
     NR == 1 { next }
     { rows[NR] = $0; if ($1 == "switchboard_c_abi") { cn[$2] = $4; ci[$2] = $6 }
       if ($1 == "switchboard_rust") { rn[$2] = $4; ri[$2] = $6 } }
     function ratio(a, b) { return (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
     END {
-        printf "%-20s %-17s %5s %10s %10s %9s | %7s %7s | %7s %7s\n", "stack", "workload", "bytes",
+        printf "%-18s %-28s %5s %10s %10s %9s | %7s %7s | %7s %7s\n", "stack", "workload", "bytes",
             "ns min", "ns median", "instr", "ns/cabi", "ns/rust", "in/cabi", "in/rust"
         for (i = 2; i <= NR; i++) {
             split(rows[i], f, "\t")
             if (f[4] == "skipped" || f[4] == "n/a") {
-                printf "%-20s %-17s %5s %s\n", f[1], f[2], f[3], (f[4] == "n/a" ? "n/a" : "skipped")
+                printf "%-18s %-28s %5s %s\n", f[1], f[2], f[3], (f[4] == "n/a" ? "n/a" : "skipped")
                 continue
             }
-            printf "%-20s %-17s %5s %10.1f %10.1f %9s | %7s %7s | %7s %7s\n", f[1], f[2], f[3], f[4], f[5],
+            printf "%-18s %-28s %5s %10.1f %10.1f %9s | %7s %7s | %7s %7s\n", f[1], f[2], f[3], f[4], f[5],
                 (f[6] == "" ? "-" : f[6]), ratio(f[4], cn[f[2]]), ratio(f[4], rn[f[2]]),
                 ratio(f[6], ci[f[2]]), ratio(f[6], ri[f[2]])
         }
     }' "$tsv"
-if ((${#skips[@]} > 0)) || [[ " ${timed[*]} " == *" go_jsonrpc2_conn "* ]]; then
+if ((${#skips[@]} > 0 || ${#na[@]} > 0)); then
     echo
     for sk in "${skips[@]}"; do echo "skipped: ${sk/$'\t'/: }"; done
-    [[ " ${timed[*]} " == *" go_jsonrpc2_conn "* ]] && echo "batch10_subtract on go_jsonrpc2_*: $batch_na"
+    for k in "${!na[@]}"; do echo "n/a: ${k/ / on }: ${na[$k]}"; done | sort
 fi
 echo "done in $((SECONDS - start)) s"

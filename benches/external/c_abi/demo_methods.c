@@ -5,6 +5,9 @@
  *   get_data                                             -> ["hello",5]
  *   eth_getBalance [address, block]                      -> "0x1bdb569fa3c2565cc"
  *   update, notify_hello, notify_sum (notifications)     -> counted
+ * and the benches' MCP-style method (benches/src/dispatch.rs, `tools_call`):
+ *   tools/call {"name": string, "arguments": object, ...} -> {"content":[{"type":
+ *     "text","text":name}],"structuredContent":{"arguments":count},"isError":false}
  * Numbers: an exact integer when the literal is one that fits int64 (and the
  * arithmetic does not overflow), else a double; a non-finite result is -32602.
  * Bad params get -32602 "Invalid params" with the demo's `data` object.
@@ -50,6 +53,55 @@ static bool plain_string(cursor *c, const uint8_t **s, size_t *n) {
   *s = start;
   *n = (size_t)(q - start);
   c->p = q + 1;
+  return true;
+}
+
+/* Any string: its bytes between the quotes, escapes left as they are (still valid
+ * JSON string content, so they can be written back verbatim). The closing quote is
+ * found with memchr: the first '"' after an even run of backslashes. */
+static bool any_string(cursor *c, const uint8_t **s, size_t *n) {
+  skip_ws(c);
+  if (c->p >= c->end || *c->p != '"') return false;
+  const uint8_t *start = c->p + 1, *q = start;
+  for (;;) {
+    q = memchr(q, '"', (size_t)(c->end - q));
+    if (q == NULL) return false;
+    const uint8_t *b = q;
+    while (b > start && b[-1] == '\\') b--;
+    if (((q - b) & 1) == 0) break;
+    q++;
+  }
+  *s = start;
+  *n = (size_t)(q - start);
+  c->p = q + 1;
+  return true;
+}
+
+/* Skips one value (the bytes are already validated JSON): strings with their
+ * escapes, arrays and objects by depth, scalars up to the next delimiter. */
+static bool skip_value(cursor *c) {
+  const uint8_t *s;
+  size_t n;
+  skip_ws(c);
+  if (c->p >= c->end) return false;
+  if (*c->p == '"') return any_string(c, &s, &n);
+  if (*c->p == '[' || *c->p == '{') {
+    size_t depth = 0;
+    do {
+      uint8_t ch = *c->p;
+      if (ch == '"') {
+        if (!any_string(c, &s, &n)) return false;
+        continue;
+      }
+      if (ch == '[' || ch == '{') depth++;
+      else if (ch == ']' || ch == '}') depth--;
+      c->p++;
+    } while (depth > 0 && c->p < c->end);
+    return depth == 0;
+  }
+  while (c->p < c->end && *c->p != ',' && *c->p != ']' && *c->p != '}' && *c->p != ' ' && *c->p != '\t' &&
+         *c->p != '\n' && *c->p != '\r')
+    c->p++;
   return true;
 }
 
@@ -225,6 +277,66 @@ static int demo_eth_get_balance(void *ud, const swb_call *call, swb_writer *w) {
   return (int)swb_writer_string(w, BALANCE, sizeof BALANCE - 1);
 }
 
+/* tools/call: the tool's name (the first `name` member, a string) and how many
+ * members its `arguments` object has (the first `arguments`); other members are
+ * ignored. The name goes back as received: escaped names stay escaped, the same
+ * JSON string as the Rust handler's re-escaped one. */
+static int demo_tools_call(void *ud, const swb_call *call, swb_writer *w) {
+  static const char shape[] =
+      "{\"field\":\"params\",\"reason\":\"expected {\\\"name\\\": string, \\\"arguments\\\": object}\"}";
+  static const char head[] = "{\"content\":[{\"type\":\"text\",\"text\":\"";
+  static const char mid[] = "\"}],\"structuredContent\":{\"arguments\":";
+  static const char tail[] = "},\"isError\":false}";
+  (void)ud;
+  cursor c = {call->params.ptr, call->params.ptr + call->params.len};
+  const uint8_t *name = NULL;
+  size_t name_n = 0;
+  long args = -1;
+  if (!eat(&c, '{')) return invalid(w, shape);
+  if (!eat(&c, '}')) {
+    do {
+      const uint8_t *k;
+      size_t kn;
+      if (!any_string(&c, &k, &kn) || !eat(&c, ':')) return invalid(w, shape);
+      if (name == NULL && key_is(k, kn, "name")) {
+        if (!any_string(&c, &name, &name_n)) return invalid(w, shape);
+      } else if (args < 0 && key_is(k, kn, "arguments")) {
+        if (!eat(&c, '{')) return invalid(w, shape);
+        args = 0;
+        if (!eat(&c, '}')) {
+          do {
+            if (!any_string(&c, &k, &kn) || !eat(&c, ':') || !skip_value(&c)) return invalid(w, shape);
+            args++;
+          } while (eat(&c, ','));
+          if (!eat(&c, '}')) return invalid(w, shape);
+        }
+      } else if (!skip_value(&c)) {
+        return invalid(w, shape);
+      }
+    } while (eat(&c, ','));
+    if (!eat(&c, '}')) return invalid(w, shape);
+  }
+  if (name == NULL || args < 0) return invalid(w, shape);
+  /* The result, built in a buffer: the head, the name, the count, the tail. */
+  char small[256];
+  size_t cap = sizeof head + name_n + sizeof mid + 24 + sizeof tail;
+  char *buf = cap <= sizeof small ? small : malloc(cap);
+  if (buf == NULL) return 1;
+  size_t n = 0;
+  memcpy(buf, head, sizeof head - 1), n += sizeof head - 1;
+  memcpy(buf + n, name, name_n), n += name_n;
+  memcpy(buf + n, mid, sizeof mid - 1), n += sizeof mid - 1;
+  char digits[24];
+  size_t d = sizeof digits;
+  do digits[--d] = (char)('0' + args % 10), args /= 10;
+  while (args > 0);
+  memcpy(buf + n, digits + d, sizeof digits - d), n += sizeof digits - d;
+  memcpy(buf + n, tail, sizeof tail - 1), n += sizeof tail - 1;
+  int rc = (int)swb_writer_raw_json(w, buf, n);
+  if (buf != small) free(buf);
+  return rc;
+}
+
 static void demo_count(void *ud, const swb_call *call) {
   (void)call;
   (*(uint64_t *)ud)++;
@@ -241,6 +353,7 @@ swb_result demo_register(swb_router_builder *b, demo_counters *counters) {
   TRY(swb_router_builder_method(b, "sum", 3, demo_sum, NULL, NULL));
   TRY(swb_router_builder_method(b, "get_data", 8, demo_get_data, NULL, NULL));
   TRY(swb_router_builder_method(b, "eth_getBalance", 14, demo_eth_get_balance, NULL, NULL));
+  TRY(swb_router_builder_method(b, "tools/call", 10, demo_tools_call, NULL, NULL));
   TRY(swb_router_builder_notification(b, "update", 6, demo_count, &counters->update, NULL));
   TRY(swb_router_builder_notification(b, "notify_hello", 12, demo_count, &counters->hello, NULL));
   TRY(swb_router_builder_notification(b, "notify_sum", 10, demo_count, &counters->sum, NULL));

@@ -27,7 +27,13 @@
 //
 // Neither takes a batch: version 0.1.0 has no batch support (an array fails to
 // decode into its Request, and the Conn then closes with a protocol error), so
-// checking a batch shows that error and run.sh reports the batch as n/a.
+// checking a batch shows that error and run.sh reports the batch as n/a. Nor does
+// either answer a parse error or an invalid request: the Conn closes on a message
+// it cannot decode (`method` must be a string), and its Request cannot hold one.
+//
+// A notification has no response to wait for: the conn stack's handler signals
+// when it has run one, and the harness waits for that instead (the Conn's
+// goroutine hop is then still in the measure).
 //
 // Checks: the response must parse to the same JSON as switchboard's (numbers
 // compared as their literal text, so 19 and 19.0 differ) and be byte-identical on
@@ -94,6 +100,7 @@ func (n num) float() float64 {
 
 const subtractShape = `{"field":"params","reason":"expected [minuend, subtrahend] or {\"minuend\": number, \"subtrahend\": number}, finite numbers"}`
 const sumShape = `{"field":"params","reason":"expected an array of finite numbers"}`
+const toolsShape = `{"field":"params","reason":"expected {\"name\": string, \"arguments\": object}"}`
 const balanceShape = `{"field":"params","reason":"expected [address, block]: a 20-byte 0x-hex address and a block tag or 0x-hex number"}`
 
 func result(n num) (interface{}, error) {
@@ -204,6 +211,35 @@ func ethGetBalance(params []byte) (interface{}, error) {
 	return balance, nil
 }
 
+// toolResult is tools/call's result (MCP's CallToolResult shape), as
+// benches/src/dispatch.rs's ToolResult.
+type toolResult struct {
+	Content    [1]textContent `json:"content"`
+	Structured struct {
+		Arguments int `json:"arguments"`
+	} `json:"structuredContent"`
+	IsError bool `json:"isError"`
+}
+
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// toolsCall: the tool's name as text content and how many arguments it got.
+func toolsCall(params []byte) (interface{}, error) {
+	var v struct {
+		Name      *string                     `json:"name"`
+		Arguments *map[string]json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(params, &v) != nil || v.Name == nil || v.Arguments == nil || *v.Arguments == nil {
+		return nil, invalidParams(toolsShape)
+	}
+	r := &toolResult{Content: [1]textContent{{Type: "text", Text: *v.Name}}}
+	r.Structured.Arguments = len(*v.Arguments)
+	return r, nil
+}
+
 var notified = map[string]int{}
 
 // demo runs one method: the same semantics and answers as server/src/demo.rs.
@@ -221,6 +257,8 @@ func demo(method string, params *json.RawMessage) (interface{}, error) {
 		return []interface{}{"hello", 5}, nil
 	case "eth_getBalance":
 		return ethGetBalance(p)
+	case "tools/call":
+		return toolsCall(p)
 	case "update", "notify_hello", "notify_sum":
 		notified[method]++
 		return nil, nil
@@ -268,14 +306,21 @@ func (s *memStream) Close() error {
 type connStack struct {
 	s    *memStream
 	conn *jsonrpc2.Conn
+	// ran receives one value per notification the handler has run.
+	ran chan struct{}
 }
 
 func newConnStack() *connStack {
 	s := &memStream{in: make(chan []byte), out: make(chan []byte), closed: make(chan struct{})}
+	ran := make(chan struct{})
 	h := jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Request) (interface{}, error) {
-		return demo(r.Method, r.Params)
+		res, err := demo(r.Method, r.Params)
+		if r.Notif {
+			ran <- struct{}{}
+		}
+		return res, err
 	})
-	return &connStack{s: s, conn: jsonrpc2.NewConn(context.Background(), s, h)}
+	return &connStack{s: s, conn: jsonrpc2.NewConn(context.Background(), s, h), ran: ran}
 }
 
 func (c *connStack) handle(req []byte) ([]byte, error) {
@@ -287,6 +332,8 @@ func (c *connStack) handle(req []byte) ([]byte, error) {
 	select {
 	case b := <-c.s.out:
 		return b, nil
+	case <-c.ran:
+		return nil, nil
 	case <-c.conn.DisconnectNotify():
 		return nil, errors.New("sourcegraph/jsonrpc2 closed the connection (its protocol error is logged above)")
 	}

@@ -5,6 +5,10 @@
 // reused response string: the cheapest path its public API offers. Methods are
 // declared the way the library documents (jsonrpc::Procedure with typed params,
 // which it checks before the call), with the demo's semantics in the bodies.
+// `subtract` takes its params by position or by name, as the demo's does; a
+// Procedure has one declaration type, so it is declared without parameters (the
+// library then passes any params through) and its body checks the shape.
+// `tools/call` is the benches' MCP-style method (benches/src/dispatch.rs).
 // Driven by harness.hpp; built and run by benches/external/run.sh.
 #include <jsonrpccpp/server.h>
 
@@ -35,23 +39,47 @@ class DemoServer : public jsonrpc::AbstractServer<DemoServer> {
  public:
   explicit DemoServer(MemoryConnector& c) : jsonrpc::AbstractServer<DemoServer>(c) {
     using namespace jsonrpc;
-    bindAndAddMethod(Procedure("subtract", PARAMS_BY_POSITION, JSON_REAL, "minuend", JSON_REAL, "subtrahend",
-                               JSON_REAL, NULL),
-                     &DemoServer::subtract);
+    bindAndAddMethod(Procedure("subtract", PARAMS_BY_POSITION, JSON_REAL, NULL), &DemoServer::subtract);
     bindAndAddMethod(Procedure("get_data", PARAMS_BY_POSITION, JSON_ARRAY, NULL), &DemoServer::getData);
     bindAndAddMethod(Procedure("eth_getBalance", PARAMS_BY_POSITION, JSON_STRING, "address", JSON_STRING,
                                "block", JSON_STRING, NULL),
                      &DemoServer::getBalance);
+    bindAndAddMethod(Procedure("tools/call", PARAMS_BY_NAME, JSON_OBJECT, "name", JSON_STRING, "arguments",
+                               JSON_OBJECT, NULL),
+                     &DemoServer::toolsCall);
     bindAndAddNotification(Procedure("update", PARAMS_BY_POSITION, NULL), &DemoServer::update);
   }
+  // An integer literal that fits int64 (jsoncpp also calls 1e2 an Int64; the demo
+  // does not).
+  static bool exact_int(const Json::Value& v) {
+    return (v.type() == Json::intValue || v.type() == Json::uintValue) && v.isInt64();
+  }
   void subtract(const Json::Value& p, Json::Value& result) {
-    const Json::Value &a = p[0u], &b = p[1u];
+    Json::Value a, b;
+    if (p.isArray() && p.size() == 2) {
+      a = p[0u], b = p[1u];
+    } else if (p.isObject() && p.size() == 2 && p.isMember("minuend") && p.isMember("subtrahend")) {
+      a = p["minuend"], b = p["subtrahend"];
+    }
+    if (!a.isNumeric() || !b.isNumeric()) throw jsonrpc::JsonRpcException(-32602, "Invalid params");
     int64_t r;
-    if (a.isInt64() && b.isInt64() && !__builtin_sub_overflow(a.asInt64(), b.asInt64(), &r)) {
+    if (exact_int(a) && exact_int(b) && !__builtin_sub_overflow(a.asInt64(), b.asInt64(), &r)) {
       result = Json::Value(Json::Int64(r));
     } else {
-      result = a.asDouble() - b.asDouble();
+      double d = a.asDouble() - b.asDouble();
+      if (d - d != 0) throw jsonrpc::JsonRpcException(-32602, "Invalid params");
+      result = d;
     }
+  }
+  // The tool's name as text content and how many arguments it got.
+  void toolsCall(const Json::Value& p, Json::Value& result) {
+    Json::Value text(Json::objectValue);
+    text["type"] = "text";
+    text["text"] = p["name"];
+    result = Json::Value(Json::objectValue);
+    result["content"].append(text);
+    result["structuredContent"]["arguments"] = Json::UInt(p["arguments"].size());
+    result["isError"] = false;
   }
   void getData(const Json::Value&, Json::Value& result) {
     result = Json::Value(Json::arrayValue);

@@ -7,7 +7,8 @@
 //! count list
 //! count backends
 //! count check [--tsv] [workload...]                 # default: the whole corpus, both families
-//! count race [--tsv] [--rounds R] [workload...]     # `corpus` = every corpus file, `parse:corpus` too
+//! count race [--tsv] [--rounds R] [--stacks A,B] [workload...]  # `corpus` = every corpus file, `parse:corpus` too
+//! count answer <workload>|-        # switchboard's response bytes to stdout (nothing for none); `-`: request on stdin
 //! count threads [--tsv] [--rounds R] [workload]     # one router shared by 1 and 2 threads
 //! ```
 //!
@@ -354,6 +355,8 @@ struct Opts {
     tsv: bool,
     rounds: usize,
     names: Vec<String>,
+    /// `race --stacks`: only these stacks (empty: all).
+    stacks: Vec<String>,
 }
 
 fn opts(args: &[String]) -> Result<Opts, String> {
@@ -361,6 +364,7 @@ fn opts(args: &[String]) -> Result<Opts, String> {
         tsv: false,
         rounds: 150,
         names: Vec::new(),
+        stacks: Vec::new(),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -371,6 +375,10 @@ fn opts(args: &[String]) -> Result<Opts, String> {
                     .next()
                     .and_then(|r| r.parse().ok())
                     .ok_or("--rounds takes a number")?;
+            }
+            "--stacks" => {
+                let list = it.next().ok_or("--stacks takes a comma-separated list")?;
+                o.stacks = list.split(',').map(str::to_owned).collect();
             }
             _ => o.names.push(a.clone()),
         }
@@ -448,6 +456,12 @@ fn race(o: &Opts) -> Result<(), String> {
     } else {
         o.names.clone()
     };
+    // `--stacks`: the others are neither checked nor raced.
+    let keep = |c: Vec<(&'static str, Result<Racer, String>)>| -> Vec<_> {
+        c.into_iter()
+            .filter(|(n, _)| o.stacks.is_empty() || o.stacks.iter().any(|s| s == n))
+            .collect()
+    };
     let mut header = false;
     for name in &names {
         let rows = match Family::of(name) {
@@ -457,14 +471,14 @@ fn race(o: &Opts) -> Result<(), String> {
                     Family::Lookup,
                     name,
                     PROBE.len(),
-                    lookup_candidates(size),
+                    keep(lookup_candidates(size)),
                     true,
                     o.rounds,
                 )
             }
             Family::Rpc => {
                 let w = rpc_workload(name).ok_or(format!("unknown workload {name}"))?;
-                let c = rpc_candidates(&w);
+                let c = keep(rpc_candidates(&w));
                 race_rows(Family::Rpc, name, w.bytes.len(), c, true, o.rounds)
             }
             Family::Parse => {
@@ -473,7 +487,7 @@ fn race(o: &Opts) -> Result<(), String> {
                 } else {
                     workload(name).ok_or(format!("unknown workload {name}"))?
                 };
-                let c = parse_candidates(&w);
+                let c = keep(parse_candidates(&w));
                 race_rows(
                     Family::Parse,
                     name,
@@ -736,8 +750,8 @@ fn run_one(stack: &str, name: &str, n: u64) -> Result<Result<bool, String>, Stri
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: count <stack> <workload> <N> | list | backends | \
-                 check [--tsv] [workload...] | race [--tsv] [--rounds R] [workload...] | \
-                 threads [--tsv] [--rounds R] [workload]";
+                 check [--tsv] [workload...] | race [--tsv] [--rounds R] [--stacks A,B] [workload...] | \
+                 threads [--tsv] [--rounds R] [workload] | answer <workload>|-";
     let sub = args.first().map(String::as_str);
     let done = |r: Result<(), String>| match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -769,6 +783,34 @@ fn main() -> ExitCode {
                 );
             }
             return ExitCode::SUCCESS;
+        }
+        Some("answer") => {
+            // switchboard's answer (the benches' router: the demo methods plus
+            // tools/call), for harnesses outside Rust to check theirs against.
+            use std::io::{Read, Write};
+            let w = match args.get(1).filter(|_| args.len() == 2).map(String::as_str) {
+                Some("-") => {
+                    let mut bytes = Vec::new();
+                    if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
+                        return done(Err(e.to_string()));
+                    }
+                    Some(dispatch::rpc_workload_of("stdin", bytes))
+                }
+                Some(n) => rpc_workload(n),
+                None => None,
+            };
+            let Some(w) = w else {
+                eprintln!(
+                    "usage: count answer <workload>|- (a corpus file, an rpc_* workload, or the \
+                     request on stdin)"
+                );
+                return ExitCode::from(2);
+            };
+            let out = w.expected.unwrap_or_default();
+            return match std::io::stdout().write_all(&out) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => done(Err(e.to_string())),
+            };
         }
         Some(cmd @ ("race" | "check" | "threads")) => {
             let o = match opts(&args[1..]) {
