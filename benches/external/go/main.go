@@ -367,9 +367,31 @@ type workload struct {
 	request, expected, own []byte
 }
 
+// sameJSON: the same answer, as count check compares the Rust stacks' (dispatch.rs's
+// same_answer): the same JSON, error objects by code and their message being a string.
 func sameJSON(a, b []byte) bool {
 	var x, y interface{}
-	return decode(a, &x) == nil && decode(b, &y) == nil && reflect.DeepEqual(x, y)
+	return decode(a, &x) == nil && decode(b, &y) == nil &&
+		reflect.DeepEqual(errorsByCode(x), errorsByCode(y))
+}
+
+func errorsByCode(v interface{}) interface{} {
+	one := func(r interface{}) {
+		if m, ok := r.(map[string]interface{}); ok {
+			if e, ok := m["error"].(map[string]interface{}); ok {
+				_, isString := e["message"].(string)
+				m["error"] = map[string]interface{}{"code": e["code"], "message_is_string": isString}
+			}
+		}
+	}
+	if a, ok := v.([]interface{}); ok {
+		for _, r := range a {
+			one(r)
+		}
+	} else {
+		one(v)
+	}
+	return v
 }
 
 func check(s stack, w *workload, verbose bool) bool {
