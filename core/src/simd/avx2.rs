@@ -67,6 +67,29 @@ pub(crate) unsafe fn structural_masks64(bytes: &[u8], from: usize) -> Masks {
     m
 }
 
+/// The special-byte bitmask of a 64-byte block (bit i = byte i): quotes,
+/// backslashes, control bytes and every byte >= 0x80, in two 32-byte steps.
+///
+/// # Safety
+/// - The CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn special_mask64(block: &[u8; 64]) -> u64 {
+    let mut m = 0u64;
+    for k in 0..2 {
+        // SAFETY: `32 * k + 32 <= 64 == block.len()`, so the unaligned 32-byte
+        // load stays inside `block`.
+        let v = unsafe { _mm256_loadu_si256(block.as_ptr().add(32 * k) as *const __m256i) };
+        let q = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+        let b = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
+        // Signed: 0x20 > v holds for control bytes and for every byte >= 0x80.
+        let c = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v);
+        let bits = _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(q, b), c));
+        m |= u64::from(bits as u32) << (32 * k);
+    }
+    m
+}
+
 /// The end of the validated array or object opening at `bytes[p]`
 /// ([`skip_blocks`] on AVX2 masks).
 ///
