@@ -1236,12 +1236,20 @@ fn number_tail(b: &[u8], start: usize, mut p: usize) -> Res<usize> {
     let bad = |p: usize| Err(Fail::at(Reason::InvalidNumber, p.max(start)));
     if b.get(p) == Some(&b'.') {
         p += 1;
-        if !digit(p) {
+        let end = match digits_end8(b, p) {
+            Some(end) => end,
+            None => {
+                let mut q = p;
+                while digit(q) {
+                    q += 1;
+                }
+                q
+            }
+        };
+        if end == p {
             return bad(p);
         }
-        while digit(p) {
-            p += 1;
-        }
+        p = end;
     }
     if matches!(b.get(p), Some(b'e' | b'E')) {
         p += 1;
@@ -1541,7 +1549,11 @@ mod window_tests {
                 );
             }
         }
-        assert!(long > rounds / 4, "too few long values generated");
+        // (Under Miri, three values of 200 bytes or more still take the window loop.)
+        assert!(
+            cfg!(miri) || long > rounds / 4,
+            "too few long values generated"
+        );
     }
 
     /// Every 64-byte special-mask kernel agrees with the scalar table for every
