@@ -648,18 +648,20 @@ impl<'a, 's> Scanner<'a, 's> {
     fn nested_window(&mut self, base: usize) -> Resume {
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
         if simd::has_avx2() {
-            // SAFETY: AVX2 was detected on this CPU.
+            // SAFETY: AVX2, BMI1 and BMI2 were detected on this CPU.
             return unsafe { self.nested_window_avx2(base) };
         }
         self.nested_window_with(base, simd::special_mask64)
     }
 
-    /// [`Scanner::nested_window_with`] compiled for AVX2, on the AVX2 kernel.
+    /// [`Scanner::nested_window_with`] compiled for AVX2 (and BMI1/BMI2: shifts
+    /// and bit counts without register moves), on the AVX2 kernel.
     ///
     /// # Safety
-    /// - The CPU must support AVX2 ([`simd::has_avx2`] returned `true`).
+    /// - The CPU must support AVX2, BMI1 and BMI2 ([`simd::has_avx2`] returned
+    ///   `true`).
     #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,bmi1,bmi2")]
     #[inline(never)]
     unsafe fn nested_window_avx2(&mut self, base: usize) -> Resume {
         // SAFETY: AVX2 is this function's caller's guarantee.

@@ -9,9 +9,13 @@ use super::skip::{Masks, skip_blocks, skip_text_blocks};
 use super::text::{Text, TextMasks, text_blocks};
 
 /// Whether this CPU can run [`find_special`] and [`skip_container`] (AVX2, and
-/// POPCNT, which every AVX2 CPU has, for the bracket counts).
+/// POPCNT, which every AVX2 CPU has, for the bracket counts), and the scanner's
+/// loop compiled for AVX2 with BMI1 and BMI2 (which every AVX2 CPU also has).
 pub(crate) fn is_available() -> bool {
-    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
 }
 
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.

@@ -76,8 +76,8 @@ mod imp {
 
     pub(crate) use super::super::sse2::{mask16, mask16_unchecked, special_mask64};
 
-    /// Whether the AVX2 kernels may run, for callers that compile a whole loop
-    /// for AVX2 (the scanner's nested-value loop).
+    /// Whether the AVX2 kernels may run (and BMI1 and BMI2 with them), for
+    /// callers that compile a whole loop for them (the scanner's window loop).
     #[inline(always)]
     pub(crate) fn has_avx2() -> bool {
         avx2()
