@@ -625,40 +625,209 @@ impl<'a, 's> Scanner<'a, 's> {
     /// recursion: one bit per open level records whether it is an array; the
     /// current level's kind stays in a register, the bit is read back only when
     /// a container closes.
+    ///
+    /// Messages of [`WINDOW_MIN`] bytes or more first take the window loop
+    /// ([`Scanner::nested_window`]) while their input is simple; the general loop
+    /// ([`Scanner::nested_general`]) resumes where it hands over and gives every
+    /// verdict.
     #[inline(never)]
     fn scan_nested(&mut self, base: usize) -> Res<()> {
+        let at = if self.compact && self.bytes.len() >= WINDOW_MIN {
+            self.nested_window(base)
+        } else {
+            Resume::Open {
+                p: self.pos,
+                depth: base,
+            }
+        };
+        self.nested_general(base, at)
+    }
+
+    /// [`Scanner::nested_window_with`] on the best 64-byte mask kernel.
+    #[inline(always)]
+    fn nested_window(&mut self, base: usize) -> Resume {
+        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+        if simd::has_avx2() {
+            // SAFETY: AVX2, BMI1 and BMI2 were detected on this CPU.
+            return unsafe { self.nested_window_avx2(base) };
+        }
+        self.nested_window_with(base, simd::special_mask64)
+    }
+
+    /// [`Scanner::nested_window_with`] compiled for AVX2 (and BMI1/BMI2: shifts
+    /// and bit counts without register moves), on the AVX2 kernel.
+    ///
+    /// # Safety
+    /// - The CPU must support AVX2, BMI1 and BMI2 ([`simd::has_avx2`] returned
+    ///   `true`).
+    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+    #[target_feature(enable = "avx2,bmi1,bmi2")]
+    #[inline(never)]
+    unsafe fn nested_window_avx2(&mut self, base: usize) -> Resume {
+        // SAFETY: AVX2 is this function's caller's guarantee.
+        self.nested_window_with(base, |block| unsafe { simd::avx2::special_mask64(block) })
+    }
+
+    /// The fast part of [`Scanner::scan_nested`]: the same grammar walk while the
+    /// input is at least 64 bytes from its end, with the strings' ends found on a
+    /// 64-byte mask ([`Window`]) that many short strings share. It returns no
+    /// errors: at anything it does not accept (an error, or simply input it does
+    /// not take, such as a string past the last window), it hands over at the
+    /// start of the token it was on, and the general loop rescans that token
+    /// and gives the verdict. Whatever it accepted, the general loop accepts
+    /// too, in the same state (differential tests check this).
+    #[inline(always)]
+    fn nested_window_with(&mut self, base: usize, mask: impl Fn(&[u8; 64]) -> u64) -> Resume {
         let b = self.bytes;
         let max_depth = self.max_depth;
         let mut p = self.pos;
-        // The depth of the container we are in (or, at 'open, about to open at `p`).
         let mut depth = base;
+        // Before `fast_end`, at least 64 bytes remain.
+        if b.len() < 64 || p >= b.len() - 64 {
+            return Resume::Open { p, depth };
+        }
+        let fast_end = b.len() - 64;
+        let mut w = Window {
+            at: p,
+            specials: b.get(p..).and_then(<[u8]>::first_chunk).map_or(0, &mask),
+        };
         let mut in_array;
         'open: loop {
+            // At the array or object opening at `p`, of level `depth`.
             tick(1);
-            if depth > max_depth {
-                return Err(Fail::at(Reason::TooDeep, p));
+            if p >= fast_end || depth > max_depth {
+                return Resume::Open { p, depth };
             }
+            let t = p;
             in_array = b[p] == b'[';
             self.set_level(depth, in_array);
-            p = ws_from(b, p + 1);
-            if b.get(p) == Some(if in_array { &b']' } else { &b'}' }) {
+            p += 1;
+            let mut c = b[p];
+            if c <= b' ' {
+                p = ws_from(b, p);
+                if p >= fast_end {
+                    return Resume::Open { p: t, depth };
+                }
+                c = b[p];
+            }
+            if c == if in_array { b']' } else { b'}' } {
                 // Empty: it was a value of its parent.
                 p += 1;
                 depth -= 1;
                 if depth < base {
-                    self.pos = p;
-                    return Ok(());
+                    return Resume::Done(p);
                 }
                 in_array = self.level_is_array(depth);
             } else {
-                if !in_array {
-                    p = key_end(b, p)?;
-                }
-                match value_end(b, p)? {
-                    Some(end) => p = end,
-                    None => {
+                match window_member(b, p, fast_end, in_array, &mut w, &mask) {
+                    Step::End(end) => p = end,
+                    Step::Open(q) => {
+                        p = q;
                         depth += 1;
                         continue 'open;
+                    }
+                    Step::HandOver => return Resume::Open { p: t, depth },
+                }
+            }
+            // Right after a value of the container at `depth`.
+            loop {
+                tick(1);
+                if p >= fast_end {
+                    return Resume::After { p, depth, in_array };
+                }
+                let t = p;
+                let mut c = b[p];
+                if c != b',' && c <= b' ' {
+                    p = ws_from(b, p);
+                    if p >= fast_end {
+                        return Resume::After {
+                            p: t,
+                            depth,
+                            in_array,
+                        };
+                    }
+                    c = b[p];
+                }
+                if c == b',' {
+                    match window_member(b, p + 1, fast_end, in_array, &mut w, &mask) {
+                        Step::End(end) => p = end,
+                        Step::Open(q) => {
+                            p = q;
+                            depth += 1;
+                            continue 'open;
+                        }
+                        Step::HandOver => {
+                            return Resume::After {
+                                p: t,
+                                depth,
+                                in_array,
+                            };
+                        }
+                    }
+                } else if c == if in_array { b']' } else { b'}' } {
+                    p += 1;
+                    depth -= 1;
+                    if depth < base {
+                        return Resume::Done(p);
+                    }
+                    in_array = self.level_is_array(depth);
+                } else {
+                    return Resume::After {
+                        p: t,
+                        depth,
+                        in_array,
+                    };
+                }
+            }
+        }
+    }
+
+    /// The general nesting loop, from where [`Scanner::nested_window_with`] handed
+    /// over (or from the start): every input, every verdict.
+    #[inline(always)]
+    fn nested_general(&mut self, base: usize, at: Resume) -> Res<()> {
+        let b = self.bytes;
+        let max_depth = self.max_depth;
+        // The depth of the container we are in (or, at 'open, about to open at `p`).
+        let (mut p, mut depth, mut in_array, mut open) = match at {
+            Resume::Done(end) => {
+                self.pos = end;
+                return Ok(());
+            }
+            Resume::Open { p, depth } => (p, depth, false, true),
+            Resume::After { p, depth, in_array } => (p, depth, in_array, false),
+        };
+        'open: loop {
+            if !open {
+                // Resuming right after a value.
+                open = true;
+            } else {
+                tick(1);
+                if depth > max_depth {
+                    return Err(Fail::at(Reason::TooDeep, p));
+                }
+                in_array = b[p] == b'[';
+                self.set_level(depth, in_array);
+                p = ws_from(b, p + 1);
+                if b.get(p) == Some(if in_array { &b']' } else { &b'}' }) {
+                    // Empty: it was a value of its parent.
+                    p += 1;
+                    depth -= 1;
+                    if depth < base {
+                        self.pos = p;
+                        return Ok(());
+                    }
+                    in_array = self.level_is_array(depth);
+                } else {
+                    if !in_array {
+                        p = key_end(b, p)?;
+                    }
+                    match value_end(b, p)? {
+                        Some(end) => p = end,
+                        None => {
+                            depth += 1;
+                            continue 'open;
+                        }
                     }
                 }
             }
@@ -718,6 +887,141 @@ fn unexpected(b: &[u8], p: usize) -> Fail {
         Fail::at(Reason::UnexpectedEnd, p)
     } else {
         Fail::at(Reason::UnexpectedByte, p)
+    }
+}
+
+/// Messages shorter than this never take the window loop: its set-up (one
+/// 64-byte mask) would not pay, and they have few bytes 64 from their end.
+const WINDOW_MIN: usize = 192;
+
+/// Where [`Scanner::nested_window_with`] handed over to the general loop.
+#[derive(Clone, Copy, Debug)]
+enum Resume {
+    /// The whole value was scanned; it ends at this index.
+    Done(usize),
+    /// At the array or object opening at `p`, of level `depth`.
+    Open { p: usize, depth: usize },
+    /// Right after a value (whitespace may follow) of the container at `depth`.
+    After {
+        p: usize,
+        depth: usize,
+        in_array: bool,
+    },
+}
+
+/// The special-byte mask (quotes, backslashes, control bytes, bytes >= 0x80) of
+/// the 64 input bytes from `at`: the strings that start and end inside it find
+/// their end with a shift and a trailing-zero count, sharing one mask.
+struct Window {
+    at: usize,
+    specials: u64,
+}
+
+/// What [`window_member`] found.
+enum Step {
+    /// A scalar value ending at this index.
+    End(usize),
+    /// An array or object opening at this index.
+    Open(usize),
+    /// Anything else: the caller hands over to the general loop.
+    HandOver,
+}
+
+/// One member at `p` (just after the `,` or opening bracket) of the window loop:
+/// `"key":` in an object, then a value; whitespace allowed where JSON allows it.
+#[inline(always)]
+fn window_member(
+    b: &[u8],
+    mut p: usize,
+    fast_end: usize,
+    in_array: bool,
+    w: &mut Window,
+    mask: &impl Fn(&[u8; 64]) -> u64,
+) -> Step {
+    // `p <= fast_end`: the callers checked the byte before it.
+    let mut c = b[p];
+    if !in_array {
+        if c != b'"' {
+            p = ws_from(b, p);
+            if p >= fast_end || b[p] != b'"' {
+                return Step::HandOver;
+            }
+        }
+        let Some(mut q) = window_string_end(b, p + 1, w, mask) else {
+            return Step::HandOver;
+        };
+        if q >= fast_end {
+            return Step::HandOver;
+        }
+        if b[q] != b':' {
+            q = ws_from(b, q);
+            if q >= fast_end || b[q] != b':' {
+                return Step::HandOver;
+            }
+        }
+        p = q + 1;
+        c = b[p];
+    }
+    if c <= b' ' {
+        p = ws_from(b, p);
+        if p >= fast_end {
+            return Step::HandOver;
+        }
+        c = b[p];
+    }
+    let end = match c {
+        b'"' => return window_string_end(b, p + 1, w, mask).map_or(Step::HandOver, Step::End),
+        b'[' | b'{' => return Step::Open(p),
+        b'1'..=b'9' => match digits_end8(b, p + 1) {
+            // Positive integers of up to 9 digits that end at a delimiter without
+            // the byte loop; anything else as [`value_end`] takes it.
+            Some(q) if matches!(b[q], b',' | b']' | b'}') => Ok(q),
+            Some(q) => number_tail(b, p, q),
+            None => number(b, p),
+        },
+        b't' => literal(b, p, b"true"),
+        b'f' => literal(b, p, b"false"),
+        b'n' => literal(b, p, b"null"),
+        _ => match value_end(b, p) {
+            Ok(Some(end)) => Ok(end),
+            _ => return Step::HandOver,
+        },
+    };
+    end.map_or(Step::HandOver, Step::End)
+}
+
+/// The end of the string whose body starts at `s`, or `None` if it is not valid:
+/// the first special byte from `s` is found on the window's mask, reloaded only
+/// when `s` is past it (or the string runs past it); that byte is the closing
+/// quote for plain strings, else the general string loop goes on from it (as it
+/// does from the 16-byte steps of [`string_end`]), as it does for strings
+/// reaching into the last 64 bytes.
+#[inline(always)]
+fn window_string_end(
+    b: &[u8],
+    mut s: usize,
+    w: &mut Window,
+    mask: &impl Fn(&[u8; 64]) -> u64,
+) -> Option<usize> {
+    loop {
+        tick(1);
+        let off = s.wrapping_sub(w.at);
+        if off < 64 {
+            let m = w.specials >> off;
+            if m != 0 {
+                let i = s + m.trailing_zeros() as usize;
+                if b.get(i) == Some(&b'"') {
+                    return Some(i + 1);
+                }
+                return string_from(b, i).ok().map(|(end, _)| end);
+            }
+            s = w.at + 64;
+        }
+        let Some(block) = b.get(s..).and_then(<[u8]>::first_chunk) else {
+            return string_from(b, s).ok().map(|(end, _)| end);
+        };
+        w.at = s;
+        w.specials = mask(block);
     }
 }
 
@@ -878,6 +1182,7 @@ fn value_end(b: &[u8], p: usize) -> Res<Option<usize>> {
     end.map(Some)
 }
 
+#[inline(always)]
 fn literal(b: &[u8], p: usize, lit: &[u8]) -> Res<usize> {
     if b[p..].starts_with(lit) {
         Ok(p + lit.len())
@@ -909,6 +1214,20 @@ fn number(b: &[u8], start: usize) -> Res<usize> {
     number_tail(b, start, p)
 }
 
+/// The end of the run of ASCII digits starting at `p` (`p` itself if none),
+/// when the eight bytes from `p` hold a byte that is not a digit.
+#[inline(always)]
+fn digits_end8(b: &[u8], p: usize) -> Option<usize> {
+    let chunk = *b.get(p..)?.first_chunk::<8>()?;
+    // Each byte's distance from b'0'; a byte that is not a digit (that distance
+    // 10 or more, or its top bit set) gets its top bit set, and no byte's sum
+    // carries into the next.
+    let x = u64::from_le_bytes(chunk) ^ 0x3030_3030_3030_3030;
+    let not_digit =
+        (((x & 0x7f7f_7f7f_7f7f_7f7f) + 0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080;
+    (not_digit != 0).then(|| p + (not_digit.trailing_zeros() / 8) as usize)
+}
+
 /// The rest of a number whose integer part is `b[start..p]`: fraction,
 /// exponent, and the check that no number byte follows.
 fn number_tail(b: &[u8], start: usize, mut p: usize) -> Res<usize> {
@@ -919,12 +1238,20 @@ fn number_tail(b: &[u8], start: usize, mut p: usize) -> Res<usize> {
     let bad = |p: usize| Err(Fail::at(Reason::InvalidNumber, p.max(start)));
     if b.get(p) == Some(&b'.') {
         p += 1;
-        if !digit(p) {
+        let end = match digits_end8(b, p) {
+            Some(end) => end,
+            None => {
+                let mut q = p;
+                while digit(q) {
+                    q += 1;
+                }
+                q
+            }
+        };
+        if end == p {
             return bad(p);
         }
-        while digit(p) {
-            p += 1;
-        }
+        p = end;
     }
     if matches!(b.get(p), Some(b'e' | b'E')) {
         p += 1;
@@ -1087,5 +1414,172 @@ mod text_tests {
             blocks_taken += usize::from(fast.is_ok());
         }
         assert!(blocks_taken > rounds / 2, "too few valid strings generated");
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::Scanner;
+
+    /// A generated JSON value: nested arrays and objects of hex strings, keys,
+    /// text with escapes and UTF-8, numbers, literals, and (sometimes) whitespace.
+    fn value(next: &mut impl FnMut() -> usize, depth: usize, ws: bool, out: &mut Vec<u8>) {
+        let pad = |next: &mut dyn FnMut() -> usize, out: &mut Vec<u8>| {
+            if ws && next() % 4 == 0 {
+                out.extend_from_slice([&b" "[..], b"\n", b"\t ", b"\r\n  "][next() % 4]);
+            }
+        };
+        let scalars: [&[u8]; 16] = [
+            b"\"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef\"",
+            b"\"0xf6e1d68c6c394a172235d5b854bc1346cbb25d95\"",
+            b"\"latest\"",
+            b"\"\"",
+            b"\"caf\\u00e9 \\\"q\\\" \\n\"",
+            "\"Zürich — naïve 😀\"".as_bytes(),
+            b"\"0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz\"",
+            b"0",
+            b"-0.99e-2",
+            b"61909.9448",
+            b"120933",
+            b"1.5E+3",
+            b"true",
+            b"false",
+            b"null",
+            b"7",
+        ];
+        let kind = if depth >= 6 { 2 } else { next() % 5 };
+        match kind {
+            0 | 1 => {
+                let (open, close) = if kind == 0 {
+                    (b'[', b']')
+                } else {
+                    (b'{', b'}')
+                };
+                out.push(open);
+                pad(next, out);
+                let n = next() % 6;
+                for i in 0..n {
+                    if i > 0 {
+                        out.push(b',');
+                        pad(next, out);
+                    }
+                    if kind == 1 {
+                        let keys: [&[u8]; 4] =
+                            [b"\"address\"", b"\"k\"", b"\"t\\u0061g\"", b"\"blockHash\""];
+                        out.extend_from_slice(keys[next() % keys.len()]);
+                        pad(next, out);
+                        out.push(b':');
+                        pad(next, out);
+                    }
+                    value(next, depth + 1, ws, out);
+                    pad(next, out);
+                }
+                out.push(close);
+            }
+            _ => out.extend_from_slice(scalars[next() % scalars.len()]),
+        }
+    }
+
+    fn verdict(input: &[u8], max_depth: usize, general: bool) -> String {
+        let mut stack = vec![0u64; max_depth / 64 + 1];
+        let sc = Scanner::new(input, max_depth, &mut stack);
+        let mut sc = if general { sc.general_only() } else { sc };
+        format!("{:?}", sc.validate())
+    }
+
+    /// The window loop (with the general loop resuming where it hands over) and
+    /// the general loop alone give the same verdict (the end, or the error's
+    /// reason and offset) on generated nested values, compact and with
+    /// whitespace, at several depth limits, on every truncation, and with each
+    /// of a set of bytes (quotes, brackets, separators, digits, control bytes,
+    /// invalid UTF-8, whitespace) written over every position.
+    #[test]
+    fn window_loop_matches_the_general_loop() {
+        let mut seed = 0x5ca7_u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let (rounds, every) = if cfg!(miri) { (3, 23) } else { (300, 1) };
+        let bad = [
+            b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'-', b'.', b'e', b'x', b't',
+            b' ', b'\n', 0x01, 0x1f, 0x7f, 0x80, 0xc3, 0xff,
+        ];
+        let mut long = 0;
+        for round in 0..rounds {
+            let mut v = Vec::new();
+            let ws = round % 3 == 2;
+            while v.len() < 200 {
+                v.clear();
+                v.push(b'[');
+                value(&mut next, 1, ws, &mut v);
+                v.push(b',');
+                value(&mut next, 1, ws, &mut v);
+                v.push(b']');
+            }
+            long += usize::from(v.len() > 400);
+            for depth in [2, 4, 128] {
+                assert_eq!(
+                    verdict(&v, depth, false),
+                    verdict(&v, depth, true),
+                    "{}",
+                    String::from_utf8_lossy(&v)
+                );
+            }
+            assert_eq!(verdict(&v, 128, false), "Ok(())");
+            for cut in (0..v.len()).step_by(every) {
+                let w = &v[..cut];
+                assert_eq!(verdict(w, 128, false), verdict(w, 128, true), "cut {cut}");
+            }
+            for i in (round % every..v.len()).step_by(every) {
+                let x = bad[next() % bad.len()];
+                let mut w = v.clone();
+                w[i] = x;
+                assert_eq!(
+                    verdict(&w, 128, false),
+                    verdict(&w, 128, true),
+                    "{x:#x} at {i}: {}",
+                    String::from_utf8_lossy(&w)
+                );
+            }
+        }
+        // (Under Miri, three values of 200 bytes or more still take the window loop.)
+        assert!(
+            cfg!(miri) || long > rounds / 4,
+            "too few long values generated"
+        );
+    }
+
+    /// Every 64-byte special-mask kernel agrees with the scalar table for every
+    /// byte value at every position of a block.
+    #[test]
+    fn special_mask64_kernels_match_scalar() {
+        let bytes: Vec<u8> = if cfg!(miri) {
+            vec![0x00, 0x1f, 0x20, b'"', b'\\', b'a', 0x7f, 0x80, 0xff]
+        } else {
+            (0..=255).collect()
+        };
+        for &c in &bytes {
+            for pos in 0..64 {
+                let mut block = [b'a'; 64];
+                block[pos] = c;
+                block[(pos + 17) % 64] = b'"';
+                let want = crate::simd::scalar::special_mask64(&block);
+                assert_eq!(
+                    want,
+                    ((1u64 << pos) * u64::from(crate::simd::scalar::SPECIAL[c as usize]))
+                        | (1u64 << ((pos + 17) % 64))
+                );
+                assert_eq!(crate::simd::special_mask64(&block), want, "{c:#x} at {pos}");
+                #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+                if crate::simd::has_avx2() {
+                    // SAFETY: AVX2 availability was just checked.
+                    let got = unsafe { crate::simd::avx2::special_mask64(&block) };
+                    assert_eq!(got, want, "avx2 {c:#x} at {pos}");
+                }
+            }
+        }
     }
 }

@@ -9,9 +9,13 @@ use super::skip::{Masks, skip_blocks, skip_text_blocks};
 use super::text::{Text, TextMasks, text_blocks};
 
 /// Whether this CPU can run [`find_special`] and [`skip_container`] (AVX2, and
-/// POPCNT, which every AVX2 CPU has, for the bracket counts).
+/// POPCNT, which every AVX2 CPU has, for the bracket counts), and the scanner's
+/// loop compiled for AVX2 with BMI1 and BMI2 (which every AVX2 CPU also has).
 pub(crate) fn is_available() -> bool {
-    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
 }
 
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
@@ -63,6 +67,29 @@ pub(crate) unsafe fn structural_masks64(bytes: &[u8], from: usize) -> Masks {
         m.backslashes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
         m.opens |= bits(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8)));
         m.closes |= bits(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8)));
+    }
+    m
+}
+
+/// The special-byte bitmask of a 64-byte block (bit i = byte i): quotes,
+/// backslashes, control bytes and every byte >= 0x80, in two 32-byte steps.
+///
+/// # Safety
+/// - The CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn special_mask64(block: &[u8; 64]) -> u64 {
+    let mut m = 0u64;
+    for k in 0..2 {
+        // SAFETY: `32 * k + 32 <= 64 == block.len()`, so the unaligned 32-byte
+        // load stays inside `block`.
+        let v = unsafe { _mm256_loadu_si256(block.as_ptr().add(32 * k) as *const __m256i) };
+        let q = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+        let b = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
+        // Signed: 0x20 > v holds for control bytes and for every byte >= 0x80.
+        let c = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v);
+        let bits = _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(q, b), c));
+        m |= u64::from(bits as u32) << (32 * k);
     }
     m
 }

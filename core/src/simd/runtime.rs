@@ -74,7 +74,14 @@ mod imp {
         c == AVX2
     }
 
-    pub(crate) use super::super::sse2::{mask16, mask16_unchecked};
+    pub(crate) use super::super::sse2::{mask16, mask16_unchecked, special_mask64};
+
+    /// Whether the AVX2 kernels may run (and BMI1 and BMI2 with them), for
+    /// callers that compile a whole loop for them (the scanner's window loop).
+    #[inline(always)]
+    pub(crate) fn has_avx2() -> bool {
+        avx2()
+    }
 
     /// The end of the validated array or object opening at `bytes[p]`, 64 bytes
     /// a step ([`super::super::skip`]).
@@ -146,6 +153,12 @@ mod imp {
         })
     }
 
+    /// The special-byte bitmask of a 64-byte block, byte by byte.
+    #[inline]
+    pub(crate) fn special_mask64(block: &[u8; 64]) -> u64 {
+        super::super::scalar::special_mask64(block)
+    }
+
     /// The end of the validated array or object opening at `bytes[p]`, 64 bytes
     /// a step on byte-by-byte masks ([`super::super::skip`]).
     #[inline]
@@ -173,9 +186,11 @@ mod imp {
     }
 }
 
+#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+pub(crate) use imp::has_avx2;
 pub(crate) use imp::{
     HAS_MASK16, backend, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
-    skip_container, skip_text, text,
+    skip_container, skip_text, special_mask64, text,
 };
 
 #[cfg(test)]

@@ -12,6 +12,21 @@ pub(crate) static SPECIAL: [bool; 256] = {
     t
 };
 
+/// The special-byte bitmask of a 64-byte block (bit i = byte i), a table lookup
+/// per byte: the scalar build's kernel, and the reference the SIMD ones are
+/// tested against.
+#[cfg_attr(
+    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    allow(dead_code) // the scalar build's kernel; here only the tests' reference
+)]
+#[inline]
+pub(crate) fn special_mask64(block: &[u8; 64]) -> u64 {
+    block
+        .iter()
+        .enumerate()
+        .fold(0, |m, (i, &c)| m | u64::from(SPECIAL[c as usize]) << i)
+}
+
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 

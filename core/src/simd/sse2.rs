@@ -127,6 +127,19 @@ pub(crate) unsafe fn mask16_unchecked(bytes: &[u8], from: usize) -> u32 {
     mask as u32
 }
 
+/// The special-byte bitmask of a 64-byte block (bit i = byte i): quotes,
+/// backslashes, control bytes and every byte >= 0x80, in four 16-byte steps.
+#[inline(always)]
+pub(crate) fn special_mask64(block: &[u8; 64]) -> u64 {
+    let mut m = 0u64;
+    for k in 0..4 {
+        // SAFETY: `16 * k + 16 <= 64 == block.len()`.
+        let part = unsafe { mask16_unchecked(block, 16 * k) };
+        m |= u64::from(part) << (16 * k);
+    }
+    m
+}
+
 /// The quote, backslash, opening- and closing-bracket masks of
 /// `bytes[from..from + 64]` (bit i = byte `from + i`).
 ///
