@@ -1495,13 +1495,7 @@ mod window_tests {
     /// invalid UTF-8, whitespace) written over every position.
     #[test]
     fn window_loop_matches_the_general_loop() {
-        let mut seed = 0x5ca7_u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize
-        };
+        let mut next = crate::test_rng::lcg(0x5ca7_u64);
         let (rounds, every) = if cfg!(miri) { (3, 23) } else { (300, 1) };
         let bad = [
             b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'-', b'.', b'e', b'x', b't',
