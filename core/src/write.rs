@@ -52,6 +52,13 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     };
     if i == bytes.len() {
         // Nothing to escape (the common case): one copy between the quotes.
+        if bytes.len() <= 16 {
+            let mut buf = [b'"'; 18];
+            let n = copy_short(&mut buf[1..17], bytes);
+            buf[n + 1] = b'"';
+            extend_prefix(out, &buf, n + 2);
+            return;
+        }
         out.reserve(bytes.len() + 2);
         out.push(b'"');
         out.extend_from_slice(bytes);
@@ -62,6 +69,37 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     escape_from(out, bytes, i);
     out.push(b'"');
+}
+
+/// Copies `src` (at most 16 bytes, at most `dst.len()`) to the start of `dst`
+/// with fixed-size moves (two overlapping words, or single bytes for fewer than
+/// four), not a call to `memcpy`; returns `src.len()`.
+#[inline(always)]
+fn copy_short(dst: &mut [u8], src: &[u8]) -> usize {
+    let n = src.len();
+    debug_assert!(n <= 16 && n <= dst.len());
+    if n >= 8 {
+        dst[..8].copy_from_slice(&src[..8]);
+        dst[n - 8..n].copy_from_slice(&src[n - 8..]);
+    } else if n >= 4 {
+        dst[..4].copy_from_slice(&src[..4]);
+        dst[n - 4..n].copy_from_slice(&src[n - 4..]);
+    } else if n > 0 {
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
+    }
+    n
+}
+
+/// Appends the first `n` bytes of the small fixed-size `buf`: the whole array is
+/// copied (a few fixed-size moves, no `memcpy` call) and the excess cut off again.
+#[inline(always)]
+fn extend_prefix<const N: usize>(out: &mut Vec<u8>, buf: &[u8; N], n: usize) {
+    debug_assert!(n <= N);
+    let len = out.len();
+    out.extend_from_slice(buf);
+    out.truncate(len + n);
 }
 
 const LO: u64 = 0x0101_0101_0101_0101;
