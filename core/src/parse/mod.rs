@@ -423,6 +423,9 @@ impl Parser {
             Err(e) => return Message::Error(e),
         };
         match shape {
+            Shape::Object if self.top.compact => {
+                classify::classify_compact(input, &self.top).into()
+            }
             Shape::Object => {
                 let names: &[u8] = if self.top.escaped & (1 << Field::Method as u8) == 0 {
                     &[]
