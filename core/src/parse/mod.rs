@@ -404,6 +404,7 @@ impl Parser {
     }
 
     /// Classifies one whole message. Never panics, whatever the bytes.
+    #[inline(always)]
     pub fn parse<'a>(&'a mut self, input: &'a [u8]) -> Message<'a> {
         let cfg = self.config;
         if input.len() > cfg.max_message_bytes {
