@@ -443,7 +443,7 @@ impl<'a> Iterator for Elements<'a> {
                 None
             }
             Some(_) => {
-                let end = skip_value(self.b, start);
+                let end = skip_value_fast(self.b, start);
                 self.pos = skip_ws(self.b, end) + 1; // past ',' or ']'
                 Some(RawValue::new_validated(&self.b[start..end]))
             }
@@ -471,7 +471,7 @@ impl<'a> Iterator for Members<'a> {
         let ke = skip_string(self.b, ks);
         let colon = skip_ws(self.b, ke);
         let vs = skip_ws(self.b, colon + 1);
-        let ve = skip_value(self.b, vs);
+        let ve = skip_value_fast(self.b, vs);
         self.pos = skip_ws(self.b, ve) + 1;
         Some((
             Key {
@@ -542,6 +542,23 @@ fn skip_string(b: &[u8], mut p: usize) -> usize {
             _ => return p + 1,
         }
     }
+}
+
+/// [`skip_value`], with the most common params value, a short non-negative
+/// integer followed by `,`, `]` or `}`, skipped inline (no call).
+#[inline(always)]
+fn skip_value_fast(b: &[u8], p: usize) -> usize {
+    if let Some(b'0'..=b'9') = b.get(p) {
+        let mut q = p + 1;
+        while let Some(b'0'..=b'9') = b.get(q) {
+            tick(1);
+            q += 1;
+        }
+        if matches!(b.get(q), Some(b',' | b']' | b'}')) {
+            return q;
+        }
+    }
+    skip_value(b, p)
 }
 
 /// End of the validated value starting at `p` (iterative: depth costs no stack).
