@@ -707,7 +707,7 @@ mod tests {
     fn key_eq_str_matches_decoding() {
         let pieces: [&str; 8] = ["a", "b", "\\\\", "\\n", "\\u0061", "\\\"", "é", "xyz0123"];
         let chars: [&str; 7] = ["a", "b", "\\", "\n", "\"", "é", "\\\\"];
-        let mut seed = 0x6b65_79u64;
+        let mut seed = 0x006b_6579_u64;
         let mut next = move || {
             seed = seed
                 .wrapping_mul(6364136223846793005)

@@ -346,7 +346,7 @@ impl ResponseHead {
                 "static error texts are printable ASCII"
             );
             if c == b'"' || c == b'\\' {
-                self = self.put(&[b'\\']);
+                self = self.put(b"\\");
             }
             self = self.put(&[c]);
             i += 1;
