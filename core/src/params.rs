@@ -700,6 +700,29 @@ mod tests {
         }
     }
 
+    /// `as_plain_str` borrows plain strings of every length class (word checks,
+    /// 16-byte steps, the long search) and refuses escapes; non-ASCII without
+    /// escapes is borrowed too.
+    #[test]
+    fn plain_str_of_every_length() {
+        for len in [0usize, 1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 42, 64, 65, 100] {
+            let body: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+            let json = format!("\"{body}\"");
+            let v = RawValue::new_validated(json.as_bytes());
+            assert_eq!(v.as_plain_str(), Some(body.as_str()), "{json}");
+            if len > 0 {
+                let escaped = format!("\"{}\\n{}\"", &body[..len / 2], &body[len / 2..]);
+                let v = RawValue::new_validated(escaped.as_bytes());
+                assert_eq!(v.as_plain_str(), None, "{escaped}");
+                let accented = format!("\"{}é{}\"", &body[..len / 2], &body[len / 2..]);
+                let v = RawValue::new_validated(accented.as_bytes());
+                let want = format!("{}é{}", &body[..len / 2], &body[len / 2..]);
+                assert_eq!(v.as_plain_str(), Some(want.as_str()), "{accented}");
+            }
+        }
+        assert_eq!(RawValue::new_validated(b"12").as_plain_str(), None);
+    }
+
     /// `eq_str` (word compares up to 16 bytes, a search beyond) agrees with
     /// decoding the key and comparing, for generated keys and names of every
     /// length up to 24 bytes, escapes and backslashes in either.
