@@ -71,6 +71,31 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+/// Appends a member name: `,` first when `comma`, then `key` as a JSON string
+/// (escaped as by [`write_str_escaped`]), then `:`. Names up to 16 bytes with
+/// nothing to escape (struct fields) are laid out in a fixed buffer and appended
+/// as one fixed-size copy.
+#[inline]
+pub(crate) fn write_member_key(out: &mut Vec<u8>, comma: bool, key: &str) {
+    let bytes = key.as_bytes();
+    if bytes.len() <= 16 && !short_needs_escape(bytes) {
+        let mut buf = [b','; 20];
+        let mut at = usize::from(comma);
+        buf[at] = b'"';
+        at += 1;
+        at += copy_short(&mut buf[at..at + 16], bytes);
+        buf[at] = b'"';
+        buf[at + 1] = b':';
+        extend_prefix(out, &buf, at + 2);
+        return;
+    }
+    if comma {
+        out.push(b',');
+    }
+    write_str_escaped(out, key);
+    out.push(b':');
+}
+
 /// Copies `src` (at most 16 bytes, at most `dst.len()`) to the start of `dst`
 /// with fixed-size moves (two overlapping words, or single bytes for fewer than
 /// four), not a call to `memcpy`; returns `src.len()`.
