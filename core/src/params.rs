@@ -139,9 +139,9 @@ impl<'a> RawValue<'a> {
         let raw = self.as_raw_str()?;
         // One pass over the bytes: the scan already validated the string, so the
         // only question is whether it holds an escape (or non-ASCII, checked below).
-        if crate::simd::find_special(raw, 0) == raw.len() {
-            // SAFETY: `find_special` stops at every byte >= 0x80; none was found, so
-            // every byte is ASCII, and ASCII is valid UTF-8.
+        if crate::write::is_plain_ascii(raw) {
+            // SAFETY: `is_plain_ascii` is true only when every byte is below 0x80,
+            // and ASCII is valid UTF-8.
             return Some(unsafe { core::str::from_utf8_unchecked(raw) });
         }
         if raw.contains(&b'\\') {
@@ -327,10 +327,14 @@ impl<'a> Key<'a> {
         if inner.len() == name.len() {
             // Every escape decodes to fewer bytes than it spells, so a name of the
             // same length matches only byte for byte, without escapes.
+            if inner.len() <= 16 {
+                // Most member names: word compares, no call.
+                return short_eq_plain(inner, name);
+            }
             inner == name && !name.contains(&b'\\')
         } else {
             // Only escapes can make the raw name longer than `name`.
-            inner.len() > name.len() && inner.contains(&b'\\') && unescape::escaped_eq(inner, name)
+            inner.len() > name.len() && has_backslash(inner) && unescape::escaped_eq(inner, name)
         }
     }
 
@@ -355,6 +359,70 @@ impl<'a> Key<'a> {
     }
 }
 
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any byte of `v` is a backslash (exact: the borrow-free zero test).
+#[inline(always)]
+fn word_has_backslash(v: u64) -> bool {
+    let x = v ^ (LO * u64::from(b'\\'));
+    // Zero bytes of `x`, exactly: `(x & 0x7f..) + 0x7f..` sets the high bit of
+    // every non-zero low part; a byte is zero when neither it nor its high bit is set.
+    !(((x & !HI).wrapping_add(!HI)) | x) & HI != 0
+}
+
+/// Up to 16 bytes as two little-endian words (overlapping; for fewer than 8
+/// bytes, 4-byte halves, or the first, middle and last byte): two strings of the
+/// same length are equal exactly when their words are.
+#[inline(always)]
+fn short_words(b: &[u8]) -> (u64, u64) {
+    debug_assert!(b.len() <= 16);
+    let n = b.len();
+    if n >= 8 {
+        let w = |at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&b[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        (w(0), w(n - 8))
+    } else if n >= 4 {
+        let w = |at: usize| {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(&b[at..at + 4]);
+            u64::from(u32::from_le_bytes(w))
+        };
+        (w(0), w(n - 4))
+    } else if n > 0 {
+        (
+            u64::from_le_bytes([b[0], b[n / 2], b[n - 1], 0, 0, 0, 0, 0]),
+            0,
+        )
+    } else {
+        (0, 0)
+    }
+}
+
+/// `a == b && !b.contains(&b'\\')` for two slices of the same length, at most 16.
+#[inline(always)]
+fn short_eq_plain(a: &[u8], b: &[u8]) -> bool {
+    debug_assert!(a.len() == b.len() && a.len() <= 16);
+    let (a0, a1) = short_words(a);
+    let (b0, b1) = short_words(b);
+    // Equal words cover every byte (the words of 1 to 3 bytes hold each byte at
+    // least once, zeros elsewhere, which are no backslash).
+    a0 == b0 && a1 == b1 && !word_has_backslash(a0) && !word_has_backslash(a1)
+}
+
+/// Whether `b` holds a backslash: word checks up to 16 bytes, else a search.
+#[inline(always)]
+fn has_backslash(b: &[u8]) -> bool {
+    if b.len() <= 16 {
+        let (w0, w1) = short_words(b);
+        return word_has_backslash(w0) || word_has_backslash(w1);
+    }
+    b.contains(&b'\\')
+}
+
 /// Iterator over an array's elements.
 #[derive(Clone, Debug)]
 pub struct Elements<'a> {
@@ -375,7 +443,7 @@ impl<'a> Iterator for Elements<'a> {
                 None
             }
             Some(_) => {
-                let end = skip_value(self.b, start);
+                let end = skip_value_fast(self.b, start);
                 self.pos = skip_ws(self.b, end) + 1; // past ',' or ']'
                 Some(RawValue::new_validated(&self.b[start..end]))
             }
@@ -403,7 +471,7 @@ impl<'a> Iterator for Members<'a> {
         let ke = skip_string(self.b, ks);
         let colon = skip_ws(self.b, ke);
         let vs = skip_ws(self.b, colon + 1);
-        let ve = skip_value(self.b, vs);
+        let ve = skip_value_fast(self.b, vs);
         self.pos = skip_ws(self.b, ve) + 1;
         Some((
             Key {
@@ -474,6 +542,23 @@ fn skip_string(b: &[u8], mut p: usize) -> usize {
             _ => return p + 1,
         }
     }
+}
+
+/// [`skip_value`], with the most common params value, a short non-negative
+/// integer followed by `,`, `]` or `}`, skipped inline (no call).
+#[inline(always)]
+fn skip_value_fast(b: &[u8], p: usize) -> usize {
+    if let Some(b'0'..=b'9') = b.get(p) {
+        let mut q = p + 1;
+        while let Some(b'0'..=b'9') = b.get(q) {
+            tick(1);
+            q += 1;
+        }
+        if matches!(b.get(q), Some(b',' | b']' | b'}')) {
+            return q;
+        }
+    }
+    skip_value(b, p)
 }
 
 /// End of the validated value starting at `p` (iterative: depth costs no stack).
@@ -612,6 +697,80 @@ mod tests {
                 "{} vs {name}",
                 String::from_utf8_lossy(raw)
             );
+        }
+    }
+
+    /// `as_plain_str` borrows plain strings of every length class (word checks,
+    /// 16-byte steps, the long search) and refuses escapes; non-ASCII without
+    /// escapes is borrowed too.
+    #[test]
+    fn plain_str_of_every_length() {
+        for len in [0usize, 1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 42, 64, 65, 100] {
+            let body: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+            let json = format!("\"{body}\"");
+            let v = RawValue::new_validated(json.as_bytes());
+            assert_eq!(v.as_plain_str(), Some(body.as_str()), "{json}");
+            if len > 0 {
+                let escaped = format!("\"{}\\n{}\"", &body[..len / 2], &body[len / 2..]);
+                let v = RawValue::new_validated(escaped.as_bytes());
+                assert_eq!(v.as_plain_str(), None, "{escaped}");
+                let accented = format!("\"{}é{}\"", &body[..len / 2], &body[len / 2..]);
+                let v = RawValue::new_validated(accented.as_bytes());
+                let want = format!("{}é{}", &body[..len / 2], &body[len / 2..]);
+                assert_eq!(v.as_plain_str(), Some(want.as_str()), "{accented}");
+            }
+        }
+        assert_eq!(RawValue::new_validated(b"12").as_plain_str(), None);
+    }
+
+    /// `eq_str` (word compares up to 16 bytes, a search beyond) agrees with
+    /// decoding the key and comparing, for generated keys and names of every
+    /// length up to 24 bytes, escapes and backslashes in either.
+    #[test]
+    fn key_eq_str_matches_decoding() {
+        let pieces: [&str; 8] = ["a", "b", "\\\\", "\\n", "\\u0061", "\\\"", "é", "xyz0123"];
+        let chars: [&str; 7] = ["a", "b", "\\", "\n", "\"", "é", "\\\\"];
+        let mut seed = 0x006b_6579_u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let rounds = if cfg!(miri) { 200 } else { 20_000 };
+        for _ in 0..rounds {
+            let mut key = String::new();
+            let target = next() % 25;
+            while key.len() < target {
+                key.push_str(pieces[next() % pieces.len()]);
+            }
+            let mut decoded = vec![0u8; key.len()];
+            let (n, exact) = super::unescape::decode_into(key.as_bytes(), &mut decoded);
+            decoded.truncate(n);
+            let decoded = String::from_utf8(decoded).unwrap();
+            let mut names = vec![decoded.clone(), key.clone()];
+            let mut other = String::new();
+            let target = next() % 25;
+            while other.len() < target {
+                other.push_str(chars[next() % chars.len()]);
+            }
+            names.push(other);
+            if !decoded.is_empty() {
+                // One byte changed, at any position.
+                let mut b = decoded.clone().into_bytes();
+                let i = next() % b.len();
+                b[i] = if b[i] == b'a' { b'b' } else { b'a' };
+                if let Ok(s) = String::from_utf8(b) {
+                    names.push(s);
+                }
+            }
+            let k = super::Key {
+                inner: key.as_bytes(),
+            };
+            for name in &names {
+                let want = exact && decoded == *name;
+                assert_eq!(k.eq_str(name), want, "{key:?} vs {name:?}");
+            }
         }
     }
 

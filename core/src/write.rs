@@ -52,6 +52,13 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     };
     if i == bytes.len() {
         // Nothing to escape (the common case): one copy between the quotes.
+        if bytes.len() <= 16 {
+            let mut buf = [b'"'; 18];
+            let n = copy_short(&mut buf[1..17], bytes);
+            buf[n + 1] = b'"';
+            extend_prefix(out, &buf, n + 2);
+            return;
+        }
         out.reserve(bytes.len() + 2);
         out.push(b'"');
         out.extend_from_slice(bytes);
@@ -62,6 +69,62 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     escape_from(out, bytes, i);
     out.push(b'"');
+}
+
+/// Appends a member name: `,` first when `comma`, then `key` as a JSON string
+/// (escaped as by [`write_str_escaped`]), then `:`. Names up to 16 bytes with
+/// nothing to escape (struct fields) are laid out in a fixed buffer and appended
+/// as one fixed-size copy.
+#[inline]
+pub(crate) fn write_member_key(out: &mut Vec<u8>, comma: bool, key: &str) {
+    let bytes = key.as_bytes();
+    if bytes.len() <= 16 && !short_needs_escape(bytes) {
+        let mut buf = [b','; 20];
+        let mut at = usize::from(comma);
+        buf[at] = b'"';
+        at += 1;
+        at += copy_short(&mut buf[at..at + 16], bytes);
+        buf[at] = b'"';
+        buf[at + 1] = b':';
+        extend_prefix(out, &buf, at + 2);
+        return;
+    }
+    if comma {
+        out.push(b',');
+    }
+    write_str_escaped(out, key);
+    out.push(b':');
+}
+
+/// Copies `src` (at most 16 bytes, at most `dst.len()`) to the start of `dst`
+/// with fixed-size moves (two overlapping words, or single bytes for fewer than
+/// four), not a call to `memcpy`; returns `src.len()`.
+#[inline(always)]
+fn copy_short(dst: &mut [u8], src: &[u8]) -> usize {
+    let n = src.len();
+    debug_assert!(n <= 16 && n <= dst.len());
+    if n >= 8 {
+        dst[..8].copy_from_slice(&src[..8]);
+        dst[n - 8..n].copy_from_slice(&src[n - 8..]);
+    } else if n >= 4 {
+        dst[..4].copy_from_slice(&src[..4]);
+        dst[n - 4..n].copy_from_slice(&src[n - 4..]);
+    } else if n > 0 {
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
+    }
+    n
+}
+
+/// Appends the first `n` bytes of the small fixed-size `buf`: the whole array is
+/// copied (a few fixed-size moves, no `memcpy` call) and the excess cut off again.
+#[inline(always)]
+fn extend_prefix<const N: usize>(out: &mut Vec<u8>, buf: &[u8; N], n: usize) {
+    debug_assert!(n <= N);
+    let len = out.len();
+    out.extend_from_slice(buf);
+    out.truncate(len + n);
 }
 
 const LO: u64 = 0x0101_0101_0101_0101;
@@ -103,6 +166,59 @@ fn short_needs_escape(b: &[u8]) -> bool {
         return false;
     };
     word_needs_escape(v)
+}
+
+/// Whether every byte of `b` is ASCII and none needs attention in a JSON string
+/// (no `"`, `\\` or control byte): such bytes are a string body that is its own
+/// value and is written as it is. Strings up to 16 bytes take two word checks,
+/// up to 64 bytes 16-byte SIMD steps (the last one overlapping), longer ones
+/// `find_special`.
+#[inline(always)]
+pub(crate) fn is_plain_ascii(b: &[u8]) -> bool {
+    let n = b.len();
+    if n <= 16 {
+        return !short_needs_escape_or_high(b);
+    }
+    if crate::simd::HAS_MASK16 && n <= 64 {
+        let mut i = 0;
+        while i + 16 < n {
+            if crate::simd::mask16(b, i) != Some(0) {
+                return false;
+            }
+            i += 16;
+        }
+        // The final 16 bytes (overlapping the step before; `n > 16`).
+        return crate::simd::mask16(b, n - 16) == Some(0);
+    }
+    crate::simd::find_special(b, 0) == n
+}
+
+/// [`short_needs_escape`], also flagging any byte >= 0x80.
+#[inline(always)]
+fn short_needs_escape_or_high(b: &[u8]) -> bool {
+    debug_assert!(b.len() <= 16);
+    let n = b.len();
+    let v = if n >= 8 {
+        let w = |at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&b[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        let (a, z) = (w(0), w(n - 8));
+        return word_needs_escape(a) || word_needs_escape(z) || (a | z) & HI != 0;
+    } else if n >= 4 {
+        let w = |at: usize| {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(&b[at..at + 4]);
+            u64::from(u32::from_le_bytes(w))
+        };
+        w(0) | (w(n - 4) << 32)
+    } else if n > 0 {
+        u64::from_le_bytes([b[0], b[n / 2], b[n - 1], b' ', b' ', b' ', b' ', b' '])
+    } else {
+        return false;
+    };
+    word_needs_escape(v) || v & HI != 0
 }
 
 /// Appends `s` escaped as in [`write_str_escaped`], without the quotes (one piece of
@@ -330,6 +446,30 @@ mod tests {
                 assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
                 let s = format!("{}{}", "x".repeat(len - 1), char::from(b));
                 assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
+            }
+        }
+    }
+
+    /// `is_plain_ascii` (word checks, 16-byte steps, `find_special`) says yes
+    /// exactly when `find_special` finds nothing: every byte value at every
+    /// position of strings of 1 to 80 bytes.
+    #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
+    fn plain_ascii_agrees_with_find_special() {
+        for len in 0usize..=80 {
+            let base: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(is_plain_ascii(&base));
+            for pos in 0..len {
+                for b in 0u8..=255 {
+                    let mut s = base.clone();
+                    s[pos] = b;
+                    let want = crate::simd::find_special(&s, 0) == len;
+                    assert_eq!(
+                        is_plain_ascii(&s),
+                        want,
+                        "len {len}, byte {b:#04x} at {pos}"
+                    );
+                }
             }
         }
     }

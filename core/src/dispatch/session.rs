@@ -8,7 +8,6 @@ use super::async_call::{AsyncResult, block_on};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::router::{Handler, Router};
 use crate::parse::{Error, Id, Item, Message, Parser, Reason};
-use crate::write;
 
 /// Handles messages against a shared [`Router`], writing each response into a
 /// buffer it reuses: after warm-up, a message costs no heap allocation in the core
@@ -418,8 +417,7 @@ fn dispatch<'a, const DEFER: bool>(
             Dispatched::Silent
         }
         Item::Error(e) => {
-            out.extend_from_slice(HEAD);
-            write_error(out, &e);
+            e.write_response_head(out);
             end_response(out, e.id());
             Dispatched::Wrote
         }
@@ -429,18 +427,6 @@ fn dispatch<'a, const DEFER: bool>(
 fn end_response(out: &mut Vec<u8>, id: Id<'_>) {
     out.extend_from_slice(b",\"id\":");
     out.extend_from_slice(id.as_bytes());
-    out.push(b'}');
-}
-
-/// `"error":{"code":…,"message":…,"data":{…}}` for a core error.
-fn write_error(out: &mut Vec<u8>, e: &Error<'_>) {
-    let code = e.code();
-    out.extend_from_slice(b"\"error\":{\"code\":");
-    write::write_i64(out, i64::from(code.as_i32()));
-    out.extend_from_slice(b",\"message\":\"");
-    out.extend_from_slice(code.message().as_bytes()); // static, nothing to escape
-    out.extend_from_slice(b"\",\"data\":");
-    e.data().write_to(out);
     out.push(b'}');
 }
 
@@ -458,7 +444,7 @@ fn call_into<const DEFER: bool>(
         .lookup_key()
         .and_then(|name| router.lookup(name));
     let Some(entry) = entry else {
-        write_error(out, &Error::new(Reason::UnknownMethod, Id::NULL));
+        Error::new(Reason::UnknownMethod, Id::NULL).write_member(out);
         return None;
     };
     out.extend_from_slice(b"\"result\":");

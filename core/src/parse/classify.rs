@@ -9,6 +9,41 @@ use crate::unescape;
 ///
 /// `names` holds the decoded escaped method names (see `ObjSpans::decoded_method`).
 pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, names: &'a [u8]) -> Item<'a> {
+    if s.compact {
+        return classify_compact(input, s);
+    }
+    classify_general(input, s, names)
+}
+
+/// [`classify`] of an object the compact path recorded: an object, with
+/// `"jsonrpc":"2.0"`, an ASCII method string without escapes, no duplicate and no
+/// `result` or `error` (the compact path declines all else), so only the id's and
+/// the params' types are left to check. Small enough to inline into the parser.
+#[inline(always)]
+pub(crate) fn classify_compact<'a>(input: &'a [u8], s: &ObjSpans) -> Item<'a> {
+    debug_assert!(s.compact && s.is_object && s.dup == 0);
+    debug_assert!(!s.get(Field::Result).is_present() && !s.get(Field::Error).is_present());
+    let id_span = s.get(Field::Id);
+    let id = if id_span.is_present() {
+        let raw = id_span.of(input);
+        match raw[0] {
+            b'"' | b'-' | b'0'..=b'9' | b'n' => Some(Id::new_validated(raw)),
+            _ => return Item::Error(Error::new(Reason::IdWrongType, Id::NULL)),
+        }
+    } else {
+        None
+    };
+    let echo = id.unwrap_or(Id::NULL);
+    let fail = |r: Reason| Item::Error(Error::new(r, echo));
+    let raw = s.get(Field::Method).of(input);
+    // SAFETY: the compact path checked every byte of the method string's body
+    // is below 0x80 (see `Scanner::scan_ascii_string`), and ASCII is UTF-8.
+    let name = unsafe { core::str::from_utf8_unchecked(&raw[1..raw.len() - 1]) };
+    finish(input, s, Method { name, exact: true }, id, fail)
+}
+
+/// [`classify`] of anything the compact path did not record.
+fn classify_general<'a>(input: &'a [u8], s: &ObjSpans, names: &'a [u8]) -> Item<'a> {
     if !s.is_object {
         return Item::Error(Error::new(Reason::NotAnObject, Id::NULL));
     }
@@ -38,14 +73,6 @@ pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, names: &'a [u8]) -> It
         return classify_response(input, s, id, result, error);
     }
 
-    if s.compact {
-        // The compact path saw `"jsonrpc":"2.0"` and an ASCII method string.
-        let raw = method.of(input);
-        // SAFETY: the compact path checked every byte of the method string's body
-        // is below 0x80 (see `Scanner::scan_ascii_string`), and ASCII is UTF-8.
-        let name = unsafe { core::str::from_utf8_unchecked(&raw[1..raw.len() - 1]) };
-        return finish(input, s, Method { name, exact: true }, id, fail);
-    }
     if let Err(r) = check_version(input, s) {
         return fail(r);
     }

@@ -231,6 +231,193 @@ impl Reason {
     }
 }
 
+impl Reason {
+    /// Every reason, `Duplicate` once per field, in [`Reason::index`] order.
+    pub(crate) const ALL: [Reason; 34] = {
+        use Reason::*;
+        [
+            Empty,
+            ByteOrderMark,
+            UnexpectedByte,
+            UnexpectedEnd,
+            TrailingBytes,
+            InvalidUtf8,
+            ControlCharacter,
+            InvalidEscape,
+            InvalidNumber,
+            InvalidLiteral,
+            TooDeep,
+            TooLarge,
+            EmptyBatch,
+            BatchTooLong,
+            BatchesDisabled,
+            NotAnObject,
+            Duplicate(Field::Jsonrpc),
+            Duplicate(Field::Method),
+            Duplicate(Field::Params),
+            Duplicate(Field::Id),
+            Duplicate(Field::Result),
+            Duplicate(Field::Error),
+            MissingVersion,
+            WrongVersion,
+            MissingMethod,
+            MethodNotString,
+            ParamsNotStructured,
+            IdWrongType,
+            ResponseWithoutId,
+            ResultAndError,
+            MalformedErrorObject,
+            UnknownMethod,
+            ParamsMismatch,
+            HandlerFailed,
+        ]
+    };
+
+    /// This reason's position in [`Reason::ALL`].
+    pub(crate) const fn index(self) -> usize {
+        use Reason::*;
+        match self {
+            Empty => 0,
+            ByteOrderMark => 1,
+            UnexpectedByte => 2,
+            UnexpectedEnd => 3,
+            TrailingBytes => 4,
+            InvalidUtf8 => 5,
+            ControlCharacter => 6,
+            InvalidEscape => 7,
+            InvalidNumber => 8,
+            InvalidLiteral => 9,
+            TooDeep => 10,
+            TooLarge => 11,
+            EmptyBatch => 12,
+            BatchTooLong => 13,
+            BatchesDisabled => 14,
+            NotAnObject => 15,
+            Duplicate(f) => 16 + f as usize,
+            MissingVersion => 22,
+            WrongVersion => 23,
+            MissingMethod => 24,
+            MethodNotString => 25,
+            ParamsNotStructured => 26,
+            IdWrongType => 27,
+            ResponseWithoutId => 28,
+            ResultAndError => 29,
+            MalformedErrorObject => 30,
+            UnknownMethod => 31,
+            ParamsMismatch => 32,
+            HandlerFailed => 33,
+        }
+    }
+}
+
+/// The start of a response a core error is answered with, the same for every
+/// error of one reason: `{"jsonrpc":"2.0","error":{"code":…,"message":"…",`
+/// `"data":{"field":"…","reason":"…"` (laid out at compile time, written with one
+/// copy). The optional `offset` and `limit`, the closing braces and the id follow.
+pub(crate) struct ResponseHead {
+    bytes: [u8; RESPONSE_HEAD_CAP],
+    len: usize,
+}
+
+const RESPONSE_HEAD_CAP: usize = 192;
+
+/// `{"jsonrpc":"2.0",`: where the `"error":` member starts in a [`ResponseHead`].
+pub(crate) const RESPONSE_PREFIX: &[u8] = b"{\"jsonrpc\":\"2.0\",";
+
+impl ResponseHead {
+    const fn put(mut self, s: &[u8]) -> Self {
+        let mut i = 0;
+        while i < s.len() {
+            self.bytes[self.len] = s[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+
+    /// `s` escaped as a JSON string body; static texts hold no control or
+    /// non-ASCII byte (checked here, at compile time).
+    const fn put_escaped(mut self, s: &[u8]) -> Self {
+        let mut i = 0;
+        while i < s.len() {
+            let c = s[i];
+            assert!(
+                c >= 0x20 && c < 0x80,
+                "static error texts are printable ASCII"
+            );
+            if c == b'"' || c == b'\\' {
+                self = self.put(b"\\");
+            }
+            self = self.put(&[c]);
+            i += 1;
+        }
+        self
+    }
+
+    const fn put_i32(self, v: i32) -> Self {
+        let mut digits = [0u8; 11];
+        let mut n = 0;
+        let mut u = v.unsigned_abs();
+        loop {
+            digits[n] = b'0' + (u % 10) as u8;
+            n += 1;
+            u /= 10;
+            if u == 0 {
+                break;
+            }
+        }
+        let mut this = if v < 0 { self.put(b"-") } else { self };
+        while n > 0 {
+            n -= 1;
+            this = this.put(&[digits[n]]);
+        }
+        this
+    }
+
+    const fn of(r: Reason) -> Self {
+        let head = ResponseHead {
+            bytes: [0; RESPONSE_HEAD_CAP],
+            len: 0,
+        };
+        let code = r.code();
+        let head = head
+            .put(RESPONSE_PREFIX)
+            .put(b"\"error\":{\"code\":")
+            .put_i32(code.as_i32())
+            .put(b",\"message\":\"")
+            .put_escaped(code.message().as_bytes())
+            .put(b"\",\"data\":{");
+        let head = match r.field() {
+            Some(f) => head
+                .put(b"\"field\":\"")
+                .put_escaped(f.name().as_bytes())
+                .put(b"\","),
+            None => head,
+        };
+        head.put(b"\"reason\":\"")
+            .put_escaped(r.as_str().as_bytes())
+            .put(b"\"")
+    }
+
+    /// The head of every reason's response, in [`Reason::ALL`] order.
+    const ALL: [ResponseHead; 34] = {
+        let mut t = [const {
+            ResponseHead {
+                bytes: [0; RESPONSE_HEAD_CAP],
+                len: 0,
+            }
+        }; 34];
+        let mut i = 0;
+        while i < t.len() {
+            t[i] = ResponseHead::of(Reason::ALL[i]);
+            i += 1;
+        }
+        t
+    };
+}
+
+static RESPONSE_HEADS: [ResponseHead; 34] = ResponseHead::ALL;
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.field() {
@@ -322,6 +509,43 @@ impl<'a> Error<'a> {
     }
 }
 
+impl Error<'_> {
+    /// Appends this error's response up to its id member:
+    /// `{"jsonrpc":"2.0","error":{"code":…,"message":…,"data":{…}}` (the static
+    /// part in one copy, then the offset and limit, if any).
+    #[inline]
+    pub(crate) fn write_response_head(&self, out: &mut Vec<u8>) {
+        self.write_from(out, 0);
+    }
+
+    /// Appends the `"error":{…}` member alone (the bytes after
+    /// [`RESPONSE_PREFIX`] in [`Error::write_response_head`]).
+    #[inline]
+    pub(crate) fn write_member(&self, out: &mut Vec<u8>) {
+        self.write_from(out, RESPONSE_PREFIX.len());
+    }
+
+    fn write_from(&self, out: &mut Vec<u8>, from: usize) {
+        let head = &RESPONSE_HEADS[self.reason.index()];
+        out.extend_from_slice(&head.bytes[from..head.len]);
+        if self.offset.is_some() || self.limit.is_some() {
+            self.write_numbers(out);
+        }
+        out.extend_from_slice(b"}}");
+    }
+
+    fn write_numbers(&self, out: &mut Vec<u8>) {
+        if let Some(o) = self.offset {
+            out.extend_from_slice(b",\"offset\":");
+            crate::write::write_u64(out, o as u64);
+        }
+        if let Some(l) = self.limit {
+            out.extend_from_slice(b",\"limit\":");
+            crate::write::write_u64(out, l as u64);
+        }
+    }
+}
+
 impl fmt::Display for Error<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -354,7 +578,9 @@ pub struct ErrorData {
 
 impl ErrorData {
     /// Appends the data object as compact JSON to `out` (no formatting machinery,
-    /// no allocation beyond the buffer's growth). Same bytes as `Display`.
+    /// no allocation beyond the buffer's growth). Same bytes as `Display`. The
+    /// reference the static response heads are tested against.
+    #[cfg(test)]
     pub(crate) fn write_to(&self, out: &mut Vec<u8>) {
         out.push(b'{');
         if let Some(field) = self.reason.field() {

@@ -404,6 +404,7 @@ impl Parser {
     }
 
     /// Classifies one whole message. Never panics, whatever the bytes.
+    #[inline(always)]
     pub fn parse<'a>(&'a mut self, input: &'a [u8]) -> Message<'a> {
         let cfg = self.config;
         if input.len() > cfg.max_message_bytes {
@@ -423,6 +424,9 @@ impl Parser {
             Err(e) => return Message::Error(e),
         };
         match shape {
+            Shape::Object if self.top.compact => {
+                classify::classify_compact(input, &self.top).into()
+            }
             Shape::Object => {
                 let names: &[u8] = if self.top.escaped & (1 << Field::Method as u8) == 0 {
                     &[]

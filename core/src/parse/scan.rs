@@ -172,6 +172,7 @@ impl<'a, 's> Scanner<'a, 's> {
 
     /// Scans a whole message: records the top object's spans into `top`, or the
     /// first `record_limit` batch elements' spans into `elems`.
+    #[inline(always)]
     pub(crate) fn scan_message(
         &mut self,
         top: &mut ObjSpans,
@@ -182,6 +183,7 @@ impl<'a, 's> Scanner<'a, 's> {
             .map_err(|f| f.into_error(self.max_depth))
     }
 
+    #[inline(always)]
     fn scan_message_inner(
         &mut self,
         top: &mut ObjSpans,

@@ -304,3 +304,48 @@ fn error_data_writer_matches_display() {
         }
     }
 }
+
+/// The static response heads (laid out at compile time) give the bytes the
+/// piecewise writer gives, for every reason, with and without offset and limit;
+/// `Reason::index` is `Reason::ALL`'s order.
+#[test]
+fn static_error_responses_match_the_piecewise_writer() {
+    use super::error::RESPONSE_PREFIX;
+    for (i, &r) in Reason::ALL.iter().enumerate() {
+        assert_eq!(r.index(), i, "{r:?}");
+        for (offset, limit) in [
+            (None, None),
+            (Some(7), None),
+            (None, Some(1000)),
+            (Some(0), Some(128)),
+            (Some(usize::MAX), Some(u32::MAX as usize)),
+        ] {
+            let mut e = Error::new(r, Id::NULL);
+            e.offset = offset;
+            e.limit = limit;
+            let mut want = RESPONSE_PREFIX.to_vec();
+            want.extend_from_slice(b"\"error\":{\"code\":");
+            want.extend_from_slice(r.code().as_i32().to_string().as_bytes());
+            want.extend_from_slice(b",\"message\":");
+            want.extend_from_slice(
+                serde_json::to_string(r.code().message())
+                    .unwrap()
+                    .as_bytes(),
+            );
+            want.extend_from_slice(b",\"data\":");
+            e.data().write_to(&mut want);
+            want.push(b'}');
+            let mut head = Vec::new();
+            e.write_response_head(&mut head);
+            assert_eq!(
+                String::from_utf8_lossy(&head),
+                String::from_utf8_lossy(&want)
+            );
+            let mut member = b"x".to_vec();
+            e.write_member(&mut member);
+            assert_eq!(member[1..], want[RESPONSE_PREFIX.len()..]);
+            let v: serde_json::Value = serde_json::from_slice(&[&head[..], b"}"].concat()).unwrap();
+            assert_eq!(v["error"]["data"]["reason"], r.as_str());
+        }
+    }
+}

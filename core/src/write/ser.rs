@@ -31,7 +31,7 @@ use core::fmt;
 
 use serde::ser::{self, Impossible, Serialize};
 
-use super::{write_bool, write_i64, write_null, write_str_escaped, write_u64};
+use super::{write_bool, write_i64, write_member_key, write_null, write_str_escaped, write_u64};
 
 /// The struct name (and field name) through which `serde_json`'s `RawValue`
 /// serializes itself, with its JSON text as the one field's string value.
@@ -206,9 +206,9 @@ impl<'a> Compound<'a> {
 
     #[inline]
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.separate();
-        write_str_escaped(self.out, key);
-        self.out.push(b':');
+        let comma = self.state != State::First;
+        self.state = State::Rest;
+        write_member_key(self.out, comma, key);
         value.serialize(Json(self.out))
     }
 }

@@ -256,6 +256,42 @@ struct Everything<'a> {
     big: (i128, u128, i128, u128),
 }
 
+/// A plain struct (no `flatten`, so its fields take `SerializeStruct`), member
+/// names around the 16-byte fixed-copy limit, escaped and empty ones.
+#[derive(Serialize)]
+struct Names {
+    a: u8,
+    sixteen_bytes_ab: u8,
+    seventeen_bytes_a: u8,
+    a_member_name_longer_than_sixteen_bytes: u8,
+    #[serde(rename = "")]
+    empty_name: u8,
+    #[serde(rename = "q\"uote")]
+    quoted: u8,
+    #[serde(rename = "a long name with a \\ backslash")]
+    long_escaped: u8,
+    #[serde(rename = "é")]
+    accented: u8,
+}
+
+#[test]
+fn struct_member_names() {
+    let text = ok(&Names {
+        a: 1,
+        sixteen_bytes_ab: 16,
+        seventeen_bytes_a: 17,
+        a_member_name_longer_than_sixteen_bytes: 39,
+        empty_name: 0,
+        quoted: 2,
+        long_escaped: 3,
+        accented: 4,
+    });
+    assert_eq!(
+        text,
+        r#"{"a":1,"sixteen_bytes_ab":16,"seventeen_bytes_a":17,"a_member_name_longer_than_sixteen_bytes":39,"":0,"q\"uote":2,"a long name with a \\ backslash":3,"é":4}"#
+    );
+}
+
 fn kinds() -> Vec<Kind> {
     vec![
         Kind::Unit,
