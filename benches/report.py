@@ -335,9 +335,9 @@ def external_section(meta, ext, skipped, works):
         "The same corpus, request bytes in and response bytes out, in process, each stack in a small "
         "harness of its own serving the same methods (benches/external/README.md)"
         + "".join(f"; **{s}**: {desc[s]}" for s in [EXT_REF] + EXT_STACKS if s in desc)
-        + ". Every answer is first compared with switchboard's as whole JSON (error messages and "
-        "`data` included: stricter than `count check` above, which compares error objects by code) "
-        "and every timed response byte for byte with the checked one.\n")
+        + ". Every answer is first compared with switchboard's as JSON, error objects by code as "
+        "`count check` above compares them (each library words its messages and `data` its own "
+        "way), and every timed response byte for byte with the checked one.\n")
     md.append(
         "These wall times come from a different loop than the race above: run.sh's "
         f"{meta.get('ext_rounds', '?')} interleaved rounds, in which each harness process times "
