@@ -670,10 +670,6 @@ impl std::error::Error for ParamsError {}
 mod tests {
     use super::RawValue;
 
-    /// The 64-byte skipping of validated strings finds the same end as a byte by
-    /// byte walk, for strings of every length up to 300 bytes made of runs of
-    /// backslashes (odd and even, across block boundaries), escaped quotes and
-    /// plain bytes, at every offset of a block.
     /// Member names compare after unescaping, whatever the lengths.
     #[test]
     fn key_eq_str_unescapes() {
@@ -774,6 +770,10 @@ mod tests {
         }
     }
 
+    /// The 64-byte skipping of validated strings finds the same end as a byte by
+    /// byte walk, for strings of every length up to 300 bytes made of runs of
+    /// backslashes (odd and even, across block boundaries), escaped quotes and
+    /// plain bytes, at every offset of a block.
     #[test]
     #[cfg_attr(miri, ignore)] // thousands of strings (the skip tests in simd::skip run under Miri)
     fn skip_string_matches_a_byte_walk() {
