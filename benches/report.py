@@ -162,26 +162,34 @@ def short(workload):
     return workload.removeprefix("parse:").removesuffix(".json")
 
 
+def table_row(w, bytes_, by, stacks, ref, value, fmt, ratio, missing, unmeasured):
+    """One row of a metric table: the message, its bytes, then each stack's figure
+    with its ×ratio to the `ref` stack's; `missing` for a stack without a row,
+    `unmeasured(r)` for a row without a figure."""
+    ref_row = by.get((w, ref))
+    sb = value(ref_row) if ref_row else None
+    cells = [f"`{short(w)}`", bytes_]
+    for s in stacks:
+        r = by.get((w, s))
+        if r is None:
+            cells.append(missing)
+            continue
+        v = value(r)
+        if v is None:
+            cells.append(unmeasured(r))
+        else:
+            cells.append(fmt(v) + (fmt_ratio(v, sb) if ratio and s != ref else ""))
+    return cells
+
+
 def metric_table(fam, stacks, rows, value, fmt, notes, ratio=True):
     """Rows = workloads, columns = stacks; value(row) -> number or None (n/a)."""
     by = index(rows)
     table = []
     for w in workloads_of(rows, fam):
         bytes_ = next((r["bytes"] for r in rows if r["workload"] == w), "")
-        sb_row = by.get((w, "switchboard"))
-        sb = value(sb_row) if sb_row else None
-        cells = [f"`{short(w)}`", bytes_]
-        for s in stacks:
-            r = by.get((w, s))
-            if r is None:
-                cells.append("")
-                continue
-            v = value(r)
-            if v is None:
-                cells.append(notes.mark(r.get("note") or r.get("reason")))
-            else:
-                cells.append(fmt(v) + (fmt_ratio(v, sb) if ratio and s != "switchboard" else ""))
-        table.append(cells)
+        table.append(table_row(w, bytes_, by, stacks, "switchboard", value, fmt, ratio, "",
+                               lambda r: notes.mark(r.get("note") or r.get("reason"))))
     return md_table(["message", "bytes"] + stacks, table, ["---", "---:"] + ["---:"] * len(stacks))
 
 
@@ -215,25 +223,16 @@ def external_tables(ext, works, value, fmt, notes):
     stacks = [EXT_REF] + EXT_STACKS
     ext_works = [w for w in works if any(k[0] == w for k in by)]
     ext_works += [w for w in workloads_of(ext, "rpc") if w not in ext_works]
+    def unmeasured(r):
+        if r["status"] == "skipped":
+            return "skipped" + notes.mark(r["note"]).removeprefix("n/a")
+        return notes.mark(r["note"]) if r["status"] == "n/a" else "n/a"
+
     table = []
     for w in ext_works:
         bytes_ = next((r["bytes"] for r in ext if r["workload"] == w), "")
-        ref = by.get((w, EXT_REF))
-        sb = value(ref) if ref else None
-        cells = [f"`{short(w)}`", bytes_]
-        for s in stacks:
-            r = by.get((w, s))
-            if r is None:
-                cells.append("not run")
-                continue
-            v = value(r)
-            if r["status"] == "skipped":
-                cells.append("skipped" + notes.mark(r["note"]).removeprefix("n/a"))
-            elif v is None:
-                cells.append(notes.mark(r["note"]) if r["status"] == "n/a" else "n/a")
-            else:
-                cells.append(fmt(v) + (fmt_ratio(v, sb) if s != EXT_REF else ""))
-        table.append(cells)
+        table.append(table_row(w, bytes_, by, stacks, EXT_REF, value, fmt, True, "not run",
+                               unmeasured))
     return md_table(["message", "bytes"] + stacks, table, ["---", "---:"] + ["---:"] * len(stacks))
 
 
