@@ -80,12 +80,18 @@ probe() {
 probe
 if [[ "$have_cxx$have_jrc$have_valgrind$have_go" == 1111 ]]; then
     echo "everything is installed"
-elif [[ "${NO_INSTALL:-0}" != 1 ]]; then
+elif [[ "${NO_INSTALL:-0}" == 1 ]]; then
+    echo "NO_INSTALL=1: using what is installed"
+elif [[ "$(id -u)" -ne 0 ]] && ! command -v sudo >/dev/null; then
+    echo "warning: not root and no sudo: cannot install packages; using what is installed"
+else
+    sudo=() # as root apt-get runs directly, else through sudo (as benches/need.sh does)
+    [[ "$(id -u)" -ne 0 ]] && sudo=(sudo)
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >"$work/apt.log" 2>&1 ||
+    "${sudo[@]}" apt-get update -qq >"$work/apt.log" 2>&1 ||
         echo "warning: apt-get update failed; installing from the package lists already here"
     install() { # install PACKAGE...: 0 when all are there
-        apt-get install -y -q -o DPkg::Lock::Timeout=300 "$@" >>"$work/apt.log" 2>&1 ||
+        "${sudo[@]}" apt-get install -y -q -o DPkg::Lock::Timeout=300 "$@" >>"$work/apt.log" 2>&1 ||
             { tail -3 "$work/apt.log" >&2; return 1; }
     }
     install g++ pkg-config libjsoncpp-dev || echo "warning: cannot install g++/libjsoncpp-dev"
@@ -94,8 +100,6 @@ elif [[ "${NO_INSTALL:-0}" != 1 ]]; then
     install golang-go golang-github-sourcegraph-jsonrpc2-dev ||
         echo "warning: cannot install golang-go golang-github-sourcegraph-jsonrpc2-dev"
     probe
-else
-    echo "NO_INSTALL=1: using what is installed"
 fi
 
 stacks=(switchboard_rust)
