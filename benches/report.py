@@ -31,6 +31,12 @@ COLORS = {
     "jsonrpsee_callback": "#e6ab02",
     "jsonrpsee": "#d95f02",
     "jsonrpc_core": "#e7298a",
+    "switchboard_rust": "#1b9e77",
+    "switchboard_c_abi": "#66c2a5",
+    "libjson-rpc-cpp": "#e41a1c",
+    "go_jsonrpc2_conn": "#377eb8",
+    "go_jsonrpc2_codec": "#80b1d3",
+    "json-rpc-cxx": "#999999",
     "simd_json_tape": "#66a61e",
     "simd_json_serde": "#a6761d",
 }
@@ -236,11 +242,12 @@ def external_tables(ext, works, value, fmt, notes):
     return md_table(["message", "bytes"] + stacks, table, ["---", "---:"] + ["---:"] * len(stacks))
 
 
-def svg_chart(path, title, subtitle, fam, stacks, race):
-    """Grouped bars of the fastest ns per message per workload and stack, log scale,
-    with the median as a tick; n/a written at the foot of the missing bar."""
+def svg_chart(path, title, subtitle, fam, stacks, race, works=None):
+    """Grouped bars of the fastest ns per message per workload (in the order of `works`,
+    default the rows' order) and stack, log scale, with the median as a tick; n/a
+    written at the foot of the missing bar."""
     by = index(race)
-    works = workloads_of(race, fam)
+    works = [w for w in works or workloads_of(race, fam) if any(k[0] == w for k in by)]
     vals = [num(r["min_ns"]) for r in race if family(r["workload"]) == fam]
     vals = [v for v in vals if v]
     meds = [num(r["median_ns"]) for r in race if family(r["workload"]) == fam]
@@ -271,7 +278,7 @@ def svg_chart(path, title, subtitle, fam, stacks, race):
         out.append(f'<rect x="{lx}" y="52" width="11" height="11" fill="{COLORS.get(s, "#999")}"/>')
         out.append(f'<text x="{lx + 15}" y="62">{s}</text>')
         lx += 22 + 7 * len(s)
-    out.append(f'<text x="{W - right}" y="62" text-anchor="end" fill="#444">bar: fastest block; tick: median</text>')
+    out.append(f'<text x="{W - right}" y="{H - 8}" text-anchor="end" fill="#444">bar: fastest block; tick: median</text>')
     # Decade grid lines.
     d = lo
     while d <= hi * 1.0001:
@@ -479,6 +486,16 @@ def main():
             works = [(w, next((r["bytes"] for r in race if r["workload"] == w), ""))
                      for w in workloads_of(race, "rpc")]
             ext_md, ext_readme = external_section(meta, ext, ext_skipped, works)
+            if ext is not None and svg_chart(
+                    os.path.join(results, "report-external.svg"),
+                    "Outside Rust, request → response: ns per message (log scale)",
+                    f"{when}, {machine}; benches/external/run.sh's own harness loop",
+                    "rpc", [EXT_REF] + EXT_STACKS, ext, [w for w, _ in works]):
+                ext_md = ext_md.replace("ns per message, fastest block:\n",
+                                        "![Outside Rust, ns per message](report-external.svg)\n\n"
+                                        "ns per message, fastest block:\n", 1)
+                ext_readme = ext_readme.replace(
+                    ":\n\n", ":\n\n![Outside Rust, ns per message](benches/results/report-external.svg)\n\n", 1)
             md.append(ext_md)
             readme_table += "\n\n" + ext_readme
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One command for the whole benchmark report: every stack on the corpus
 # (benches/corpus/), request to response and classify only, plus the scaling curves.
-# Writes benches/results/REPORT.md, benches/results/report.svg (request to response) and
-# report-parse.svg (classify), the raw measurements in benches/results/raw/, and the
-# generated part of README.md's Benchmarks section.
+# Writes benches/results/REPORT.md, benches/results/report.svg (request to response),
+# report-parse.svg (classify) and report-external.svg (the stacks outside Rust), the raw
+# measurements in benches/results/raw/, and the generated part of README.md's Benchmarks
+# section.
 #
 #   bash benches/report.sh               # about 11 minutes on a shared 2-core machine
 #   ROUNDS=1000 bash benches/report.sh   # a longer race (default 300 rounds of ~2 ms blocks)
