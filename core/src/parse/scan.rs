@@ -731,55 +731,73 @@ impl<'a, 's> Scanner<'a, 's> {
                     Step::HandOver => return Resume::Open { p: t, depth },
                 }
             }
-            // Right after a value of the container at `depth`.
-            loop {
-                tick(1);
-                if p >= fast_end {
-                    return Resume::After { p, depth, in_array };
-                }
-                let t = p;
-                let mut c = b[p];
-                if c != b',' && c <= b' ' {
-                    p = ws_from(b, p);
-                    if p >= fast_end {
-                        return Resume::After {
-                            p: t,
-                            depth,
-                            in_array,
-                        };
-                    }
-                    c = b[p];
-                }
-                if c == b',' {
-                    match window_member(b, p + 1, fast_end, in_array, &mut w, &mask) {
-                        Step::End(end) => p = end,
-                        Step::Open(q) => {
-                            p = q;
-                            depth += 1;
-                            continue 'open;
+            // Right after a value of the container at `depth`: one loop per
+            // container kind, with the kind a constant in each; both leave the
+            // loop at the container's closing bracket.
+            macro_rules! after {
+                ($array:literal, $close:literal) => {
+                    loop {
+                        tick(1);
+                        if p >= fast_end {
+                            return Resume::After {
+                                p,
+                                depth,
+                                in_array: $array,
+                            };
                         }
-                        Step::HandOver => {
+                        let t = p;
+                        let mut c = b[p];
+                        if c != b',' && c <= b' ' {
+                            p = ws_from(b, p);
+                            if p >= fast_end {
+                                return Resume::After {
+                                    p: t,
+                                    depth,
+                                    in_array: $array,
+                                };
+                            }
+                            c = b[p];
+                        }
+                        if c == b',' {
+                            match window_member(b, p + 1, fast_end, $array, &mut w, &mask) {
+                                Step::End(end) => p = end,
+                                Step::Open(q) => {
+                                    p = q;
+                                    depth += 1;
+                                    continue 'open;
+                                }
+                                Step::HandOver => {
+                                    return Resume::After {
+                                        p: t,
+                                        depth,
+                                        in_array: $array,
+                                    };
+                                }
+                            }
+                        } else if c == $close {
+                            break;
+                        } else {
                             return Resume::After {
                                 p: t,
                                 depth,
-                                in_array,
+                                in_array: $array,
                             };
                         }
                     }
-                } else if c == if in_array { b']' } else { b'}' } {
-                    p += 1;
-                    depth -= 1;
-                    if depth < base {
-                        return Resume::Done(p);
-                    }
-                    in_array = self.level_is_array(depth);
+                };
+            }
+            loop {
+                if in_array {
+                    after!(true, b']');
                 } else {
-                    return Resume::After {
-                        p: t,
-                        depth,
-                        in_array,
-                    };
+                    after!(false, b'}');
                 }
+                p += 1;
+                depth -= 1;
+                if depth < base {
+                    return Resume::Done(p);
+                }
+                in_array = self.level_is_array(depth);
             }
         }
     }
@@ -978,6 +996,11 @@ fn window_member(
             // Positive integers of up to 9 digits that end at a delimiter without
             // the byte loop; anything else as [`value_end`] takes it.
             Some(q) if matches!(b[q], b',' | b']' | b'}') => Ok(q),
+            // Fractions of 1 to 7 digits that end at a delimiter, alike.
+            Some(q) if b[q] == b'.' => match digits_end8(b, q + 1) {
+                Some(r) if r > q + 1 && matches!(b[r], b',' | b']' | b'}') => Ok(r),
+                _ => number_tail(b, p, q),
+            },
             Some(q) => number_tail(b, p, q),
             None => number(b, p),
         },
