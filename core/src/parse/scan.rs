@@ -996,14 +996,21 @@ fn window_member(
             // Positive integers of up to 9 digits that end at a delimiter without
             // the byte loop; anything else as [`value_end`] takes it.
             Some(q) if matches!(b[q], b',' | b']' | b'}') => Ok(q),
-            // Fractions of 1 to 7 digits that end at a delimiter, alike.
-            Some(q) if b[q] == b'.' => match digits_end8(b, q + 1) {
-                Some(r) if r > q + 1 && matches!(b[r], b',' | b']' | b'}') => Ok(r),
-                _ => number_tail(b, p, q),
-            },
-            Some(q) => number_tail(b, p, q),
+            Some(q) => window_number_tail(b, p, q),
             None => number(b, p),
         },
+        b'-' | b'0' => {
+            // `-`, then `0` or up to 8 digits, eight bytes a step as above.
+            let q = p + usize::from(c == b'-');
+            match b[q] {
+                b'0' => window_number_tail(b, p, q + 1),
+                b'1'..=b'9' => match digits_end8(b, q + 1) {
+                    Some(r) => window_number_tail(b, p, r),
+                    None => number(b, p),
+                },
+                _ => number(b, p),
+            }
+        }
         b't' => literal(b, p, b"true"),
         b'f' => literal(b, p, b"false"),
         b'n' => literal(b, p, b"null"),
@@ -1013,6 +1020,34 @@ fn window_member(
         },
     };
     end.map_or(Step::HandOver, Step::End)
+}
+
+/// The rest of a number of the window loop whose integer part is `b[start..p]`
+/// (`p` at most 10 bytes past `start`, so the bytes read here exist): a
+/// fraction and an exponent of up to 7 digits each, eight bytes a step, when
+/// the number ends at a delimiter; anything else (longer digit runs,
+/// whitespace after the number, errors) as [`number_tail`] takes it.
+#[inline(always)]
+fn window_number_tail(b: &[u8], start: usize, p: usize) -> Res<usize> {
+    let mut q = p;
+    if b[q] == b'.' {
+        match digits_end8(b, q + 1) {
+            Some(r) if r > q + 1 => q = r,
+            _ => return number_tail(b, start, p),
+        }
+    }
+    if b[q] | 0x20 == b'e' {
+        let s = q + 1 + usize::from(matches!(b[q + 1], b'+' | b'-'));
+        match digits_end8(b, s) {
+            Some(r) if r > s => q = r,
+            _ => return number_tail(b, start, p),
+        }
+    }
+    if matches!(b[q], b',' | b']' | b'}') {
+        Ok(q)
+    } else {
+        number_tail(b, start, p)
+    }
 }
 
 /// The end of the string whose body starts at `s`, or `None` if it is not valid:
@@ -1454,7 +1489,7 @@ mod window_tests {
                 out.extend_from_slice([&b" "[..], b"\n", b"\t ", b"\r\n  "][next() % 4]);
             }
         };
-        let scalars: [&[u8]; 16] = [
+        let scalars: [&[u8]; 25] = [
             b"\"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef\"",
             b"\"0xf6e1d68c6c394a172235d5b854bc1346cbb25d95\"",
             b"\"latest\"",
@@ -1471,6 +1506,15 @@ mod window_tests {
             b"false",
             b"null",
             b"7",
+            b"-0",
+            b"-7",
+            b"0.5e-10",
+            b"-0.0E0",
+            b"1e5",
+            b"-123456789.123456789e+123",
+            b"12345678901234",
+            b"0.12345678",
+            b"-98765432.1234567E-1234567",
         ];
         let kind = if depth >= 6 { 2 } else { next() % 5 };
         match kind {
@@ -1524,7 +1568,7 @@ mod window_tests {
         let (rounds, every) = if cfg!(miri) { (3, 23) } else { (300, 1) };
         let bad = [
             b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'-', b'.', b'e', b'x', b't',
-            b' ', b'\n', 0x01, 0x1f, 0x7f, 0x80, 0xc3, 0xff,
+            b'E', b'+', b'5', b' ', b'\n', 0x01, 0x1f, 0x7f, 0x80, 0xc3, 0xff,
         ];
         let mut long = 0;
         for round in 0..rounds {
