@@ -701,16 +701,19 @@ impl<'a, 's> Scanner<'a, 's> {
                 return Resume::Open { p, depth };
             }
             let t = p;
-            in_array = b[p] == b'[';
+            // SAFETY: `p < fast_end < b.len()`, checked above.
+            in_array = unsafe { at(b, p) } == b'[';
             self.set_level(depth, in_array);
             p += 1;
-            let mut c = b[p];
+            // SAFETY: `p <= fast_end < b.len()`.
+            let mut c = unsafe { at(b, p) };
             if c <= b' ' {
                 p = ws_from(b, p);
                 if p >= fast_end {
                     return Resume::Open { p: t, depth };
                 }
-                c = b[p];
+                // SAFETY: `p < fast_end`, checked just above.
+                c = unsafe { at(b, p) };
             }
             if c == if in_array { b']' } else { b'}' } {
                 // Empty: it was a value of its parent.
@@ -721,7 +724,10 @@ impl<'a, 's> Scanner<'a, 's> {
                 }
                 in_array = self.level_is_array(depth);
             } else {
-                match window_member(b, p, fast_end, in_array, &mut w, &mask) {
+                // SAFETY: `p <= fast_end` here (`p` is one past the bracket,
+                // which was below `fast_end`, or below `fast_end` after
+                // whitespace), and `fast_end == b.len() - 64`.
+                match unsafe { window_member(b, p, fast_end, in_array, &mut w, &mask) } {
                     Step::End(end) => p = end,
                     Step::Open(q) => {
                         p = q;
@@ -746,7 +752,8 @@ impl<'a, 's> Scanner<'a, 's> {
                             };
                         }
                         let t = p;
-                        let mut c = b[p];
+                        // SAFETY: `p < fast_end < b.len()`, checked above.
+                        let mut c = unsafe { at(b, p) };
                         if c != b',' && c <= b' ' {
                             p = ws_from(b, p);
                             if p >= fast_end {
@@ -756,10 +763,16 @@ impl<'a, 's> Scanner<'a, 's> {
                                     in_array: $array,
                                 };
                             }
-                            c = b[p];
+                            // SAFETY: `p < fast_end`, checked just above.
+                            c = unsafe { at(b, p) };
                         }
                         if c == b',' {
-                            match window_member(b, p + 1, fast_end, $array, &mut w, &mask) {
+                            // SAFETY: `p < fast_end` (checked above), so
+                            // `p + 1 <= fast_end == b.len() - 64`.
+                            let step = unsafe {
+                                window_member(b, p + 1, fast_end, $array, &mut w, &mask)
+                            };
+                            match step {
                                 Step::End(end) => p = end,
                                 Step::Open(q) => {
                                     p = q;
@@ -949,8 +962,11 @@ enum Step {
 
 /// One member at `p` (just after the `,` or opening bracket) of the window loop:
 /// `"key":` in an object, then a value; whitespace allowed where JSON allows it.
+///
+/// # Safety
+/// - `p <= fast_end` and `fast_end + 64 <= b.len()`.
 #[inline(always)]
-fn window_member(
+unsafe fn window_member(
     b: &[u8],
     mut p: usize,
     fast_end: usize,
@@ -958,12 +974,14 @@ fn window_member(
     w: &mut Window,
     mask: &impl Fn(&[u8; 64]) -> u64,
 ) -> Step {
-    // `p <= fast_end`: the callers checked the byte before it.
-    let mut c = b[p];
+    debug_assert!(p <= fast_end && fast_end + 64 <= b.len());
+    // SAFETY: `p <= fast_end < b.len()`, the caller's guarantee.
+    let mut c = unsafe { at(b, p) };
     if !in_array {
         if c != b'"' {
             p = ws_from(b, p);
-            if p >= fast_end || b[p] != b'"' {
+            // SAFETY: `p < fast_end` when the second operand is evaluated.
+            if p >= fast_end || unsafe { at(b, p) } != b'"' {
                 return Step::HandOver;
             }
         }
@@ -973,36 +991,43 @@ fn window_member(
         if q >= fast_end {
             return Step::HandOver;
         }
-        if b[q] != b':' {
+        // SAFETY: `q < fast_end`, checked just above.
+        if unsafe { at(b, q) } != b':' {
             q = ws_from(b, q);
-            if q >= fast_end || b[q] != b':' {
+            // SAFETY: `q < fast_end` when the second operand is evaluated.
+            if q >= fast_end || unsafe { at(b, q) } != b':' {
                 return Step::HandOver;
             }
         }
         p = q + 1;
-        c = b[p];
+        // SAFETY: `p = q + 1 <= fast_end < b.len()`.
+        c = unsafe { at(b, p) };
     }
     if c <= b' ' {
         p = ws_from(b, p);
         if p >= fast_end {
             return Step::HandOver;
         }
-        c = b[p];
+        // SAFETY: `p < fast_end`, checked just above.
+        c = unsafe { at(b, p) };
     }
+    // Here `p <= fast_end`: 64 bytes from `p` are in `b`.
     let end = match c {
         b'"' => return window_string_end(b, p + 1, w, mask).map_or(Step::HandOver, Step::End),
         b'[' | b'{' => return Step::Open(p),
         b'1'..=b'9' => match digits_end8(b, p + 1) {
             // Positive integers of up to 9 digits that end at a delimiter without
             // the byte loop; anything else as [`value_end`] takes it.
-            Some(q) if matches!(b[q], b',' | b']' | b'}') => Ok(q),
+            // SAFETY: `digits_end8` returns an index inside the eight bytes it read.
+            Some(q) if matches!(unsafe { at(b, q) }, b',' | b']' | b'}') => Ok(q),
             Some(q) => window_number_tail(b, p, q),
             None => number(b, p),
         },
         b'-' | b'0' => {
             // `-`, then `0` or up to 8 digits, eight bytes a step as above.
             let q = p + usize::from(c == b'-');
-            match b[q] {
+            // SAFETY: `q <= p + 1 <= fast_end + 1 < b.len()`.
+            match unsafe { at(b, q) } {
                 b'0' => window_number_tail(b, p, q + 1),
                 b'1'..=b'9' => match digits_end8(b, q + 1) {
                     Some(r) => window_number_tail(b, p, r),
@@ -1083,6 +1108,18 @@ fn window_string_end(
         w.at = s;
         w.specials = mask(block);
     }
+}
+
+/// `b[i]` without a bounds check, for the window loop, whose indices stay below
+/// `b.len() - 63` by its loop conditions, which the compiler does not see.
+///
+/// # Safety
+/// - `i < b.len()`.
+#[inline(always)]
+unsafe fn at(b: &[u8], i: usize) -> u8 {
+    debug_assert!(i < b.len());
+    // SAFETY: `i < b.len()` is the caller's guarantee.
+    unsafe { *b.get_unchecked(i) }
 }
 
 /// `p`, or past the whitespace starting there.
