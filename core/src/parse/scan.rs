@@ -689,6 +689,7 @@ impl<'a, 's> Scanner<'a, 's> {
             return Resume::Open { p, depth };
         }
         let fast_end = b.len() - 64;
+        // Window's invariant: the mask is of `b[p..p + 64]`, or 0.
         let mut w = Window {
             at: p,
             specials: b.get(p..).and_then(<[u8]>::first_chunk).map_or(0, &mask),
@@ -726,7 +727,8 @@ impl<'a, 's> Scanner<'a, 's> {
             } else {
                 // SAFETY: `p <= fast_end` here (`p` is one past the bracket,
                 // which was below `fast_end`, or below `fast_end` after
-                // whitespace), and `fast_end == b.len() - 64`.
+                // whitespace), and `fast_end == b.len() - 64`; `w` is the
+                // window over `b` (built above, reloaded only from `b`).
                 match unsafe { window_member(b, p, fast_end, in_array, &mut w, &mask) } {
                     Step::End(end) => p = end,
                     Step::Open(q) => {
@@ -768,7 +770,8 @@ impl<'a, 's> Scanner<'a, 's> {
                         }
                         if c == b',' {
                             // SAFETY: `p < fast_end` (checked above), so
-                            // `p + 1 <= fast_end == b.len() - 64`.
+                            // `p + 1 <= fast_end == b.len() - 64`; `w` is the
+                            // window over `b` (built above, reloaded from `b`).
                             let step = unsafe {
                                 window_member(b, p + 1, fast_end, $array, &mut w, &mask)
                             };
@@ -945,6 +948,8 @@ enum Resume {
 /// The special-byte mask (quotes, backslashes, control bytes, bytes >= 0x80) of
 /// the 64 input bytes from `at`: the strings that start and end inside it find
 /// their end with a shift and a trailing-zero count, sharing one mask.
+/// INVARIANT (relied on by [`window_string_end`]): `specials == 0` or
+/// `at + 64 <= b.len()`, `b` being the input of the window loop that built it.
 struct Window {
     at: usize,
     specials: u64,
@@ -964,7 +969,8 @@ enum Step {
 /// `"key":` in an object, then a value; whitespace allowed where JSON allows it.
 ///
 /// # Safety
-/// - `p <= fast_end` and `fast_end + 64 <= b.len()`.
+/// - `p <= fast_end` and `fast_end + 64 <= b.len()`;
+/// - [`Window`]'s invariant holds for `w` and `b`.
 #[inline(always)]
 unsafe fn window_member(
     b: &[u8],
@@ -985,7 +991,8 @@ unsafe fn window_member(
                 return Step::HandOver;
             }
         }
-        let Some(mut q) = window_string_end(b, p + 1, w, mask) else {
+        // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
+        let Some(mut q) = (unsafe { window_string_end(b, p + 1, w, mask) }) else {
             return Step::HandOver;
         };
         if q >= fast_end {
@@ -1013,7 +1020,11 @@ unsafe fn window_member(
     }
     // Here `p <= fast_end`: 64 bytes from `p` are in `b`.
     let end = match c {
-        b'"' => return window_string_end(b, p + 1, w, mask).map_or(Step::HandOver, Step::End),
+        b'"' => {
+            // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
+            let end = unsafe { window_string_end(b, p + 1, w, mask) };
+            return end.map_or(Step::HandOver, Step::End);
+        }
         b'[' | b'{' => return Step::Open(p),
         b'1'..=b'9' => match digits_end8(b, p + 1) {
             // Positive integers of up to 9 digits that end at a delimiter without
@@ -1081,8 +1092,13 @@ fn window_number_tail(b: &[u8], start: usize, p: usize) -> Res<usize> {
 /// quote for plain strings, else the general string loop goes on from it (as it
 /// does from the 16-byte steps of [`string_end`]), as it does for strings
 /// reaching into the last 64 bytes.
+///
+/// # Safety
+/// - [`Window`]'s invariant holds for `w` and `b`: `w.specials == 0` or
+///   `w.at + 64 <= b.len()` (a set bit then stands for a byte of `b`, whatever
+///   `mask` computes).
 #[inline(always)]
-fn window_string_end(
+unsafe fn window_string_end(
     b: &[u8],
     mut s: usize,
     w: &mut Window,
@@ -1095,7 +1111,11 @@ fn window_string_end(
             let m = w.specials >> off;
             if m != 0 {
                 let i = s + m.trailing_zeros() as usize;
-                if b.get(i) == Some(&b'"') {
+                // SAFETY: `m != 0`, so `w.specials != 0` and (the invariant,
+                // the caller's guarantee) `w.at + 64 <= b.len()`; `i` is
+                // `w.at + off` plus a bit index of `m = specials >> off`, so
+                // `i < w.at + 64`.
+                if unsafe { at(b, i) } == b'"' {
                     return Some(i + 1);
                 }
                 return string_from(b, i).ok().map(|(end, _)| end);
@@ -1105,6 +1125,7 @@ fn window_string_end(
         let Some(block) = b.get(s..).and_then(<[u8]>::first_chunk) else {
             return string_from(b, s).ok().map(|(end, _)| end);
         };
+        // `block` is `b[s..s + 64]`: the invariant holds.
         w.at = s;
         w.specials = mask(block);
     }
