@@ -769,12 +769,12 @@ impl<'a, 's> Scanner<'a, 's> {
                             c = unsafe { at(b, p) };
                         }
                         if c == b',' {
-                            // SAFETY: `p < fast_end` (checked above), so
-                            // `p + 1 <= fast_end == b.len() - 64`; `w` is the
-                            // window over `b` (built above, reloaded from `b`).
-                            let step = unsafe {
-                                window_member(b, p + 1, fast_end, $array, &mut w, &mask)
-                            };
+                            let next = p + 1;
+                            let step =
+                                // SAFETY: `p < fast_end` (checked above), so
+                                // `next <= fast_end == b.len() - 64`; `w` is the
+                                // window over `b` (built above, reloaded from `b`).
+                                unsafe { window_member(b, next, fast_end, $array, &mut w, &mask) };
                             match step {
                                 Step::End(end) => p = end,
                                 Step::Open(q) => {
@@ -1026,12 +1026,19 @@ unsafe fn window_member(
             return end.map_or(Step::HandOver, Step::End);
         }
         b'[' | b'{' => return Step::Open(p),
-        b'1'..=b'9' => match digits_end8(b, p + 1) {
+        // The number reads below: `p <= fast_end`, so `p + 64 <= b.len()`; the
+        // digits read start at most two bytes after `p`, and their end (an
+        // index of the eight bytes read) is at most `p + 9`.
+        b'1'..=b'9' => match
+            // SAFETY: `p + 9 <= b.len()`, as said above.
+            unsafe { digits_end8_unchecked(b, p + 1) }
+        {
             // Positive integers of up to 9 digits that end at a delimiter without
             // the byte loop; anything else as [`value_end`] takes it.
             // SAFETY: `digits_end8` returns an index inside the eight bytes it read.
             Some(q) if matches!(unsafe { at(b, q) }, b',' | b']' | b'}') => Ok(q),
-            Some(q) => window_number_tail(b, p, q),
+            // SAFETY: `p + 64 <= b.len()` and `q <= p + 8`, as said above.
+            Some(q) => unsafe { window_number_tail(b, p, q) },
             None => number(b, p),
         },
         b'-' | b'0' => {
@@ -1039,9 +1046,12 @@ unsafe fn window_member(
             let q = p + usize::from(c == b'-');
             // SAFETY: `q <= p + 1 <= fast_end + 1 < b.len()`.
             match unsafe { at(b, q) } {
-                b'0' => window_number_tail(b, p, q + 1),
-                b'1'..=b'9' => match digits_end8(b, q + 1) {
-                    Some(r) => window_number_tail(b, p, r),
+                // SAFETY: as above.
+                b'0' => unsafe { window_number_tail(b, p, q + 1) },
+                // SAFETY: as above.
+                b'1'..=b'9' => match unsafe { digits_end8_unchecked(b, q + 1) } {
+                    // SAFETY: as above.
+                    Some(r) => unsafe { window_number_tail(b, p, r) },
                     None => number(b, p),
                 },
                 _ => number(b, p),
@@ -1063,26 +1073,36 @@ unsafe fn window_member(
 /// fraction and an exponent of up to 7 digits each, eight bytes a step, when
 /// the number ends at a delimiter; anything else (longer digit runs,
 /// whitespace after the number, errors) as [`number_tail`] takes it.
+///
+/// # Safety
+/// - `start + 64 <= b.len()` and `p <= start + 10`.
 #[inline(always)]
-fn window_number_tail(b: &[u8], start: usize, p: usize) -> Res<usize> {
-    let mut q = p;
-    if b[q] == b'.' {
-        match digits_end8(b, q + 1) {
-            Some(r) if r > q + 1 => q = r,
-            _ => return number_tail(b, start, p),
+unsafe fn window_number_tail(b: &[u8], start: usize, p: usize) -> Res<usize> {
+    debug_assert!(start + 64 <= b.len() && p <= start + 10);
+    // SAFETY: every read in the block is inside `b`: `start + 64 <= b.len()` and
+    // `p <= start + 10`, the caller's guarantee; `q` grows by at most 8 (a
+    // fraction) and 9 (an exponent) from `p`, so the bytes read reach at most
+    // `start + 28`, inside `b`.
+    unsafe {
+        let mut q = p;
+        if at(b, q) == b'.' {
+            match digits_end8_unchecked(b, q + 1) {
+                Some(r) if r > q + 1 => q = r,
+                _ => return number_tail(b, start, p),
+            }
         }
-    }
-    if b[q] | 0x20 == b'e' {
-        let s = q + 1 + usize::from(matches!(b[q + 1], b'+' | b'-'));
-        match digits_end8(b, s) {
-            Some(r) if r > s => q = r,
-            _ => return number_tail(b, start, p),
+        if at(b, q) | 0x20 == b'e' {
+            let s = q + 1 + usize::from(matches!(at(b, q + 1), b'+' | b'-'));
+            match digits_end8_unchecked(b, s) {
+                Some(r) if r > s => q = r,
+                _ => return number_tail(b, start, p),
+            }
         }
-    }
-    if matches!(b[q], b',' | b']' | b'}') {
-        Ok(q)
-    } else {
-        number_tail(b, start, p)
+        if matches!(at(b, q), b',' | b']' | b'}') {
+            Ok(q)
+        } else {
+            number_tail(b, start, p)
+        }
     }
 }
 
@@ -1336,7 +1356,25 @@ fn number(b: &[u8], start: usize) -> Res<usize> {
 /// when the eight bytes from `p` hold a byte that is not a digit.
 #[inline(always)]
 fn digits_end8(b: &[u8], p: usize) -> Option<usize> {
-    let chunk = *b.get(p..)?.first_chunk::<8>()?;
+    digits_end8_of(*b.get(p..)?.first_chunk::<8>()?, p)
+}
+
+/// [`digits_end8`] without the length check, for the window loop.
+///
+/// # Safety
+/// - `p + 8 <= b.len()`.
+#[inline(always)]
+unsafe fn digits_end8_unchecked(b: &[u8], p: usize) -> Option<usize> {
+    debug_assert!(p + 8 <= b.len());
+    // SAFETY: `p + 8 <= b.len()`, the caller's guarantee: the eight bytes are
+    // inside `b`; `[u8; 8]` has alignment 1 and any bit pattern.
+    let chunk = unsafe { b.as_ptr().add(p).cast::<[u8; 8]>().read_unaligned() };
+    digits_end8_of(chunk, p)
+}
+
+/// [`digits_end8`] on the eight bytes `chunk` from `p`.
+#[inline(always)]
+fn digits_end8_of(chunk: [u8; 8], p: usize) -> Option<usize> {
     // Each byte's distance from b'0'; a byte that is not a digit (that distance
     // 10 or more, or its top bit set) gets its top bit set, and no byte's sum
     // carries into the next.
