@@ -689,6 +689,7 @@ impl<'a, 's> Scanner<'a, 's> {
             return Resume::Open { p, depth };
         }
         let fast_end = b.len() - 64;
+        // Window's invariant: the mask is of `b[p..p + 64]`, or 0.
         let mut w = Window {
             at: p,
             specials: b.get(p..).and_then(<[u8]>::first_chunk).map_or(0, &mask),
@@ -701,16 +702,19 @@ impl<'a, 's> Scanner<'a, 's> {
                 return Resume::Open { p, depth };
             }
             let t = p;
-            in_array = b[p] == b'[';
+            // SAFETY: `p < fast_end < b.len()`, checked above.
+            in_array = unsafe { at(b, p) } == b'[';
             self.set_level(depth, in_array);
             p += 1;
-            let mut c = b[p];
+            // SAFETY: `p <= fast_end < b.len()`.
+            let mut c = unsafe { at(b, p) };
             if c <= b' ' {
                 p = ws_from(b, p);
                 if p >= fast_end {
                     return Resume::Open { p: t, depth };
                 }
-                c = b[p];
+                // SAFETY: `p < fast_end`, checked just above.
+                c = unsafe { at(b, p) };
             }
             if c == if in_array { b']' } else { b'}' } {
                 // Empty: it was a value of its parent.
@@ -721,7 +725,11 @@ impl<'a, 's> Scanner<'a, 's> {
                 }
                 in_array = self.level_is_array(depth);
             } else {
-                match window_member(b, p, fast_end, in_array, &mut w, &mask) {
+                // SAFETY: `p <= fast_end` here (`p` is one past the bracket,
+                // which was below `fast_end`, or below `fast_end` after
+                // whitespace), and `fast_end == b.len() - 64`; `w` is the
+                // window over `b` (built above, reloaded only from `b`).
+                match unsafe { window_member(b, p, fast_end, in_array, &mut w, &mask) } {
                     Step::End(end) => p = end,
                     Step::Open(q) => {
                         p = q;
@@ -731,55 +739,81 @@ impl<'a, 's> Scanner<'a, 's> {
                     Step::HandOver => return Resume::Open { p: t, depth },
                 }
             }
-            // Right after a value of the container at `depth`.
-            loop {
-                tick(1);
-                if p >= fast_end {
-                    return Resume::After { p, depth, in_array };
-                }
-                let t = p;
-                let mut c = b[p];
-                if c != b',' && c <= b' ' {
-                    p = ws_from(b, p);
-                    if p >= fast_end {
-                        return Resume::After {
-                            p: t,
-                            depth,
-                            in_array,
-                        };
-                    }
-                    c = b[p];
-                }
-                if c == b',' {
-                    match window_member(b, p + 1, fast_end, in_array, &mut w, &mask) {
-                        Step::End(end) => p = end,
-                        Step::Open(q) => {
-                            p = q;
-                            depth += 1;
-                            continue 'open;
+            // Right after a value of the container at `depth`: one loop per
+            // container kind, with the kind a constant in each; both leave the
+            // loop at the container's closing bracket.
+            macro_rules! after {
+                ($array:literal, $close:literal) => {
+                    loop {
+                        tick(1);
+                        if p >= fast_end {
+                            return Resume::After {
+                                p,
+                                depth,
+                                in_array: $array,
+                            };
                         }
-                        Step::HandOver => {
+                        let t = p;
+                        // SAFETY: `p < fast_end < b.len()`, checked above.
+                        let mut c = unsafe { at(b, p) };
+                        if c != b',' && c <= b' ' {
+                            p = ws_from(b, p);
+                            if p >= fast_end {
+                                return Resume::After {
+                                    p: t,
+                                    depth,
+                                    in_array: $array,
+                                };
+                            }
+                            // SAFETY: `p < fast_end`, checked just above.
+                            c = unsafe { at(b, p) };
+                        }
+                        if c == b',' {
+                            let next = p + 1;
+                            let step =
+                                // SAFETY: `p < fast_end` (checked above), so
+                                // `next <= fast_end == b.len() - 64`; `w` is the
+                                // window over `b` (built above, reloaded from `b`).
+                                unsafe { window_member(b, next, fast_end, $array, &mut w, &mask) };
+                            match step {
+                                Step::End(end) => p = end,
+                                Step::Open(q) => {
+                                    p = q;
+                                    depth += 1;
+                                    continue 'open;
+                                }
+                                Step::HandOver => {
+                                    return Resume::After {
+                                        p: t,
+                                        depth,
+                                        in_array: $array,
+                                    };
+                                }
+                            }
+                        } else if c == $close {
+                            break;
+                        } else {
                             return Resume::After {
                                 p: t,
                                 depth,
-                                in_array,
+                                in_array: $array,
                             };
                         }
                     }
-                } else if c == if in_array { b']' } else { b'}' } {
-                    p += 1;
-                    depth -= 1;
-                    if depth < base {
-                        return Resume::Done(p);
-                    }
-                    in_array = self.level_is_array(depth);
+                };
+            }
+            loop {
+                if in_array {
+                    after!(true, b']');
                 } else {
-                    return Resume::After {
-                        p: t,
-                        depth,
-                        in_array,
-                    };
+                    after!(false, b'}');
                 }
+                p += 1;
+                depth -= 1;
+                if depth < base {
+                    return Resume::Done(p);
+                }
+                in_array = self.level_is_array(depth);
             }
         }
     }
@@ -914,6 +948,8 @@ enum Resume {
 /// The special-byte mask (quotes, backslashes, control bytes, bytes >= 0x80) of
 /// the 64 input bytes from `at`: the strings that start and end inside it find
 /// their end with a shift and a trailing-zero count, sharing one mask.
+/// INVARIANT (relied on by [`window_string_end`]): `specials == 0` or
+/// `at + 64 <= b.len()`, `b` being the input of the window loop that built it.
 struct Window {
     at: usize,
     specials: u64,
@@ -931,8 +967,12 @@ enum Step {
 
 /// One member at `p` (just after the `,` or opening bracket) of the window loop:
 /// `"key":` in an object, then a value; whitespace allowed where JSON allows it.
+///
+/// # Safety
+/// - `p <= fast_end` and `fast_end + 64 <= b.len()`;
+/// - [`Window`]'s invariant holds for `w` and `b`.
 #[inline(always)]
-fn window_member(
+unsafe fn window_member(
     b: &[u8],
     mut p: usize,
     fast_end: usize,
@@ -940,47 +980,83 @@ fn window_member(
     w: &mut Window,
     mask: &impl Fn(&[u8; 64]) -> u64,
 ) -> Step {
-    // `p <= fast_end`: the callers checked the byte before it.
-    let mut c = b[p];
+    debug_assert!(p <= fast_end && fast_end + 64 <= b.len());
+    // SAFETY: `p <= fast_end < b.len()`, the caller's guarantee.
+    let mut c = unsafe { at(b, p) };
     if !in_array {
         if c != b'"' {
             p = ws_from(b, p);
-            if p >= fast_end || b[p] != b'"' {
+            // SAFETY: `p < fast_end` when the second operand is evaluated.
+            if p >= fast_end || unsafe { at(b, p) } != b'"' {
                 return Step::HandOver;
             }
         }
-        let Some(mut q) = window_string_end(b, p + 1, w, mask) else {
+        // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
+        let Some(mut q) = (unsafe { window_string_end(b, p + 1, w, mask) }) else {
             return Step::HandOver;
         };
         if q >= fast_end {
             return Step::HandOver;
         }
-        if b[q] != b':' {
+        // SAFETY: `q < fast_end`, checked just above.
+        if unsafe { at(b, q) } != b':' {
             q = ws_from(b, q);
-            if q >= fast_end || b[q] != b':' {
+            // SAFETY: `q < fast_end` when the second operand is evaluated.
+            if q >= fast_end || unsafe { at(b, q) } != b':' {
                 return Step::HandOver;
             }
         }
         p = q + 1;
-        c = b[p];
+        // SAFETY: `p = q + 1 <= fast_end < b.len()`.
+        c = unsafe { at(b, p) };
     }
     if c <= b' ' {
         p = ws_from(b, p);
         if p >= fast_end {
             return Step::HandOver;
         }
-        c = b[p];
+        // SAFETY: `p < fast_end`, checked just above.
+        c = unsafe { at(b, p) };
     }
+    // Here `p <= fast_end`: 64 bytes from `p` are in `b`.
     let end = match c {
-        b'"' => return window_string_end(b, p + 1, w, mask).map_or(Step::HandOver, Step::End),
+        b'"' => {
+            // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
+            let end = unsafe { window_string_end(b, p + 1, w, mask) };
+            return end.map_or(Step::HandOver, Step::End);
+        }
         b'[' | b'{' => return Step::Open(p),
-        b'1'..=b'9' => match digits_end8(b, p + 1) {
+        // The number reads below: `p <= fast_end`, so `p + 64 <= b.len()`; the
+        // digits read start at most two bytes after `p`, and their end (an
+        // index of the eight bytes read) is at most `p + 9`.
+        b'1'..=b'9' => match
+            // SAFETY: `p + 9 <= b.len()`, as said above.
+            unsafe { digits_end8_unchecked(b, p + 1) }
+        {
             // Positive integers of up to 9 digits that end at a delimiter without
             // the byte loop; anything else as [`value_end`] takes it.
-            Some(q) if matches!(b[q], b',' | b']' | b'}') => Ok(q),
-            Some(q) => number_tail(b, p, q),
+            // SAFETY: `digits_end8` returns an index inside the eight bytes it read.
+            Some(q) if matches!(unsafe { at(b, q) }, b',' | b']' | b'}') => Ok(q),
+            // SAFETY: `p + 64 <= b.len()` and `q <= p + 8`, as said above.
+            Some(q) => unsafe { window_number_tail(b, p, q) },
             None => number(b, p),
         },
+        b'-' | b'0' => {
+            // `-`, then `0` or up to 8 digits, eight bytes a step as above.
+            let q = p + usize::from(c == b'-');
+            // SAFETY: `q <= p + 1 <= fast_end + 1 < b.len()`.
+            match unsafe { at(b, q) } {
+                // SAFETY: as above.
+                b'0' => unsafe { window_number_tail(b, p, q + 1) },
+                // SAFETY: as above.
+                b'1'..=b'9' => match unsafe { digits_end8_unchecked(b, q + 1) } {
+                    // SAFETY: as above.
+                    Some(r) => unsafe { window_number_tail(b, p, r) },
+                    None => number(b, p),
+                },
+                _ => number(b, p),
+            }
+        }
         b't' => literal(b, p, b"true"),
         b'f' => literal(b, p, b"false"),
         b'n' => literal(b, p, b"null"),
@@ -992,14 +1068,57 @@ fn window_member(
     end.map_or(Step::HandOver, Step::End)
 }
 
+/// The rest of a number of the window loop whose integer part is `b[start..p]`
+/// (`p` at most 10 bytes past `start`, so the bytes read here exist): a
+/// fraction and an exponent of up to 7 digits each, eight bytes a step, when
+/// the number ends at a delimiter; anything else (longer digit runs,
+/// whitespace after the number, errors) as [`number_tail`] takes it.
+///
+/// # Safety
+/// - `start + 64 <= b.len()` and `p <= start + 10`.
+#[inline(always)]
+unsafe fn window_number_tail(b: &[u8], start: usize, p: usize) -> Res<usize> {
+    debug_assert!(start + 64 <= b.len() && p <= start + 10);
+    // SAFETY: every read in the block is inside `b`: `start + 64 <= b.len()` and
+    // `p <= start + 10`, the caller's guarantee; `q` grows by at most 8 (a
+    // fraction) and 9 (an exponent) from `p`, so the bytes read reach at most
+    // `start + 28`, inside `b`.
+    unsafe {
+        let mut q = p;
+        if at(b, q) == b'.' {
+            match digits_end8_unchecked(b, q + 1) {
+                Some(r) if r > q + 1 => q = r,
+                _ => return number_tail(b, start, p),
+            }
+        }
+        if at(b, q) | 0x20 == b'e' {
+            let s = q + 1 + usize::from(matches!(at(b, q + 1), b'+' | b'-'));
+            match digits_end8_unchecked(b, s) {
+                Some(r) if r > s => q = r,
+                _ => return number_tail(b, start, p),
+            }
+        }
+        if matches!(at(b, q), b',' | b']' | b'}') {
+            Ok(q)
+        } else {
+            number_tail(b, start, p)
+        }
+    }
+}
+
 /// The end of the string whose body starts at `s`, or `None` if it is not valid:
 /// the first special byte from `s` is found on the window's mask, reloaded only
 /// when `s` is past it (or the string runs past it); that byte is the closing
 /// quote for plain strings, else the general string loop goes on from it (as it
 /// does from the 16-byte steps of [`string_end`]), as it does for strings
 /// reaching into the last 64 bytes.
+///
+/// # Safety
+/// - [`Window`]'s invariant holds for `w` and `b`: `w.specials == 0` or
+///   `w.at + 64 <= b.len()` (a set bit then stands for a byte of `b`, whatever
+///   `mask` computes).
 #[inline(always)]
-fn window_string_end(
+unsafe fn window_string_end(
     b: &[u8],
     mut s: usize,
     w: &mut Window,
@@ -1012,7 +1131,11 @@ fn window_string_end(
             let m = w.specials >> off;
             if m != 0 {
                 let i = s + m.trailing_zeros() as usize;
-                if b.get(i) == Some(&b'"') {
+                // SAFETY: `m != 0`, so `w.specials != 0` and (the invariant,
+                // the caller's guarantee) `w.at + 64 <= b.len()`; `i` is
+                // `w.at + off` plus a bit index of `m = specials >> off`, so
+                // `i < w.at + 64`.
+                if unsafe { at(b, i) } == b'"' {
                     return Some(i + 1);
                 }
                 return string_from(b, i).ok().map(|(end, _)| end);
@@ -1022,9 +1145,22 @@ fn window_string_end(
         let Some(block) = b.get(s..).and_then(<[u8]>::first_chunk) else {
             return string_from(b, s).ok().map(|(end, _)| end);
         };
+        // `block` is `b[s..s + 64]`: the invariant holds.
         w.at = s;
         w.specials = mask(block);
     }
+}
+
+/// `b[i]` without a bounds check, for the window loop, whose indices stay below
+/// `b.len() - 63` by its loop conditions, which the compiler does not see.
+///
+/// # Safety
+/// - `i < b.len()`.
+#[inline(always)]
+unsafe fn at(b: &[u8], i: usize) -> u8 {
+    debug_assert!(i < b.len());
+    // SAFETY: `i < b.len()` is the caller's guarantee.
+    unsafe { *b.get_unchecked(i) }
 }
 
 /// `p`, or past the whitespace starting there.
@@ -1220,7 +1356,25 @@ fn number(b: &[u8], start: usize) -> Res<usize> {
 /// when the eight bytes from `p` hold a byte that is not a digit.
 #[inline(always)]
 fn digits_end8(b: &[u8], p: usize) -> Option<usize> {
-    let chunk = *b.get(p..)?.first_chunk::<8>()?;
+    digits_end8_of(*b.get(p..)?.first_chunk::<8>()?, p)
+}
+
+/// [`digits_end8`] without the length check, for the window loop.
+///
+/// # Safety
+/// - `p + 8 <= b.len()`.
+#[inline(always)]
+unsafe fn digits_end8_unchecked(b: &[u8], p: usize) -> Option<usize> {
+    debug_assert!(p + 8 <= b.len());
+    // SAFETY: `p + 8 <= b.len()`, the caller's guarantee: the eight bytes are
+    // inside `b`; `[u8; 8]` has alignment 1 and any bit pattern.
+    let chunk = unsafe { b.as_ptr().add(p).cast::<[u8; 8]>().read_unaligned() };
+    digits_end8_of(chunk, p)
+}
+
+/// [`digits_end8`] on the eight bytes `chunk` from `p`.
+#[inline(always)]
+fn digits_end8_of(chunk: [u8; 8], p: usize) -> Option<usize> {
     // Each byte's distance from b'0'; a byte that is not a digit (that distance
     // 10 or more, or its top bit set) gets its top bit set, and no byte's sum
     // carries into the next.
@@ -1431,7 +1585,7 @@ mod window_tests {
                 out.extend_from_slice([&b" "[..], b"\n", b"\t ", b"\r\n  "][next() % 4]);
             }
         };
-        let scalars: [&[u8]; 16] = [
+        let scalars: [&[u8]; 25] = [
             b"\"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef\"",
             b"\"0xf6e1d68c6c394a172235d5b854bc1346cbb25d95\"",
             b"\"latest\"",
@@ -1448,6 +1602,15 @@ mod window_tests {
             b"false",
             b"null",
             b"7",
+            b"-0",
+            b"-7",
+            b"0.5e-10",
+            b"-0.0E0",
+            b"1e5",
+            b"-123456789.123456789e+123",
+            b"12345678901234",
+            b"0.12345678",
+            b"-98765432.1234567E-1234567",
         ];
         let kind = if depth >= 6 { 2 } else { next() % 5 };
         match kind {
@@ -1501,7 +1664,7 @@ mod window_tests {
         let (rounds, every) = if cfg!(miri) { (3, 23) } else { (300, 1) };
         let bad = [
             b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'-', b'.', b'e', b'x', b't',
-            b' ', b'\n', 0x01, 0x1f, 0x7f, 0x80, 0xc3, 0xff,
+            b'E', b'+', b'5', b' ', b'\n', 0x01, 0x1f, 0x7f, 0x80, 0xc3, 0xff,
         ];
         let mut long = 0;
         for round in 0..rounds {
