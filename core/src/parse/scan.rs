@@ -383,10 +383,11 @@ impl<'a, 's> Scanner<'a, 's> {
             }
             let escaped = 'value: {
                 match self.bytes.get(start) {
-                    Some(b'"') => match self.scan_string() {
-                        Ok(e) => break 'value Some(e),
-                        Err(_) => {}
-                    },
+                    Some(b'"') => {
+                        if let Ok(e) = self.scan_string() {
+                            break 'value Some(e);
+                        }
+                    }
                     // Flat arrays and objects of scalars (most params) without the
                     // general nesting loop; anything else there takes that loop.
                     Some(&open @ (b'[' | b'{')) => {
