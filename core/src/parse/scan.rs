@@ -497,7 +497,34 @@ impl<'a, 's> Scanner<'a, 's> {
             }
             let ok = match self.peek() {
                 Some(b'"') => self.scan_string().is_ok(),
-                Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => self.scan_scalar().is_ok(),
+                Some(b'1'..=b'9') => {
+                    // Short positive integers (`[1,2,3]`) end at a separator: one
+                    // dispatch, and the separator taken here.
+                    let b = self.bytes;
+                    let mut q = self.pos + 1;
+                    while let Some(b'0'..=b'9') = b.get(q) {
+                        tick(1);
+                        q += 1;
+                    }
+                    match b.get(q) {
+                        Some(b',') => {
+                            self.pos = q + 1;
+                            continue;
+                        }
+                        Some(&c) if c == close => {
+                            self.pos = q + 1;
+                            return Flat::Done;
+                        }
+                        _ => match number_tail(b, self.pos, q) {
+                            Ok(end) => {
+                                self.pos = end;
+                                true
+                            }
+                            Err(_) => false,
+                        },
+                    }
+                }
+                Some(b'-' | b'0' | b't' | b'f' | b'n') => self.scan_scalar().is_ok(),
                 Some(b'[' | b'{') => return Flat::Nested,
                 _ => false,
             };
