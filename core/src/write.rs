@@ -244,6 +244,16 @@ static DIGITS: [u8; 200] = {
 /// Appends `v` in decimal.
 #[inline]
 pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
+    if v < 100 {
+        // One or two digits (counts, small ids, error offsets): fixed-size copies.
+        let i = 2 * v as usize;
+        if v < 10 {
+            out.push(DIGITS[i + 1]);
+        } else {
+            out.extend_from_slice(&DIGITS[i..i + 2]);
+        }
+        return;
+    }
     let mut buf = [0u8; 20]; // u64::MAX has 20 digits
     let start = format_u64(&mut buf, v);
     put_digits(out, &buf[start..]);
@@ -500,6 +510,7 @@ mod tests {
         let mut v = vec![
             0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 9999, 10_000, 10_001, 65_535,
         ];
+        v.extend(0..=200); // every one- and two-digit number, and the three after
         let mut p = 1u64;
         while let Some(next) = p.checked_mul(10) {
             v.extend([p - 1, p, p + 1, next - 1]);
