@@ -30,6 +30,11 @@
 //! serde_json and sonic-rs servers answer -32600 for valid JSON that is not a request,
 //! -32700 else.
 //!
+//! Notifications (`update`, `notify_hello`, `notify_sum`) run the same handler in
+//! every stack that runs notification handlers, [`notified`], which does nothing: a
+//! notification measures each stack's own work (the hand-written servers look the
+//! method up and call it too).
+//!
 //! Answers are compared as JSON values, and an error object only by its `code` (the
 //! specification leaves `message` and `data` to the server). A stack whose answer to a
 //! message differs is not timed on it: the harnesses show it as `n/a` with the reason.
@@ -50,6 +55,19 @@ pub use peers::{
     JsonrpcCore, Jsonrpsee, JsonrpseeCallback, SonicRs, jsonrpc_core_handler, jsonrpsee_module,
     sonic_rs_backend,
 };
+
+/// The notifications every stack knows. Each stack that runs notification handlers
+/// runs [`notified`] for them (jsonrpsee's server runs none).
+pub const NOTIFICATIONS: [&str; 3] = ["update", "notify_hello", "notify_sum"];
+
+/// Every stack's notification handler: the same job (none) everywhere, so a
+/// notification measures the stack's own work (parse, look up, call, answer nothing).
+/// Its `black_box` keeps the compiler from dropping the call, and with it the
+/// hand-written servers' look-up of the method.
+#[inline]
+pub fn notified() {
+    std::hint::black_box(());
+}
 
 /// The fixed balance every stack's `eth_getBalance` answers.
 pub const BALANCE: &str = demo::BALANCE;
@@ -553,12 +571,14 @@ fn tools_call(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcErro
     }
 }
 
-/// The benches' switchboard router: the demo methods plus `tools/call`.
+/// The benches' switchboard router: the demo methods plus `tools/call`, and the
+/// notifications running [`notified`].
 pub fn router() -> Arc<Router> {
-    demo::register(Router::builder(), Arc::default())
-        .method("tools/call", tools_call)
-        .build()
-        .expect("the bench registrations are valid")
+    let mut b = demo::register_methods(Router::builder()).method("tools/call", tools_call);
+    for name in NOTIFICATIONS {
+        b = b.notification(name, |_| notified());
+    }
+    b.build().expect("the bench registrations are valid")
 }
 
 // ---------------------------------------------------------------------------
@@ -668,6 +688,9 @@ fn serve_one(out: &mut Vec<u8>, req: &ServerRequest<'_>) -> bool {
     let params = req.params.map_or("", RawValue::get);
     let Some(id) = req.id else {
         // Notifications: run, never answered.
+        if NOTIFICATIONS.contains(&req.method.as_ref()) {
+            notified();
+        }
         return false;
     };
     match req.method.as_ref() {
@@ -839,8 +862,9 @@ mod peers {
         })
         .expect("fresh name");
         // Notifications: jsonrpsee has no separate kind; the server drops their answers.
-        for name in ["update", "notify_hello", "notify_sum"] {
-            m.register_method(name, |_, _, _| ()).expect("fresh name");
+        for name in NOTIFICATIONS {
+            m.register_method(name, |_, _, _| notified())
+                .expect("fresh name");
         }
         m
     }
@@ -1075,6 +1099,9 @@ mod peers {
         let params = req.params.as_ref().map_or("", LazyValue::as_raw_str);
         let Some(id) = &req.id else {
             // Notifications: run, never answered.
+            if NOTIFICATIONS.contains(&req.method.as_ref()) {
+                notified();
+            }
             return false;
         };
         let invalid = |out: &mut Vec<u8>| {
@@ -1290,8 +1317,8 @@ mod peers {
             };
             serde_json::to_value(ToolResult::new(name, args.len())).map_err(|_| core_invalid())
         });
-        for name in ["update", "notify_hello", "notify_sum"] {
-            io.add_notification(name, |_| {});
+        for name in NOTIFICATIONS {
+            io.add_notification(name, |_| notified());
         }
         io
     }

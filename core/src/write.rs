@@ -45,7 +45,7 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     // Short strings (keys, enum names, ids) are answered with two word checks;
     // longer ones by `find_special`, which stops at the bytes to escape, and at
     // non-ASCII ones, which are copied with the run around them.
-    let i = if bytes.len() <= 16 && !short_needs_escape(bytes) {
+    let i = if bytes.len() <= 16 && !short_needs_escape::<false>(bytes) {
         bytes.len()
     } else {
         crate::simd::find_special(bytes, 0)
@@ -78,7 +78,7 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
 #[inline]
 pub(crate) fn write_member_key(out: &mut Vec<u8>, comma: bool, key: &str) {
     let bytes = key.as_bytes();
-    if bytes.len() <= 16 && !short_needs_escape(bytes) {
+    if bytes.len() <= 16 && !short_needs_escape::<false>(bytes) {
         let mut buf = [b','; 20];
         let mut at = usize::from(comma);
         buf[at] = b'"';
@@ -139,10 +139,11 @@ fn word_needs_escape(v: u64) -> bool {
     (has_zero(v ^ (LO * b'"' as u64)) | has_zero(v ^ (LO * b'\\' as u64)) | below_20) != 0
 }
 
-/// Whether a string of at most 16 bytes has a byte to escape: two overlapping
-/// words cover it (bytes in both are checked twice, which is harmless).
+/// Whether a string of at most 16 bytes has a byte to escape (with `HIGH`, also
+/// any byte >= 0x80): two overlapping words cover it (bytes in both are checked
+/// twice, which is harmless).
 #[inline(always)]
-fn short_needs_escape(b: &[u8]) -> bool {
+fn short_needs_escape<const HIGH: bool>(b: &[u8]) -> bool {
     debug_assert!(b.len() <= 16);
     let n = b.len();
     let v = if n >= 8 {
@@ -151,7 +152,8 @@ fn short_needs_escape(b: &[u8]) -> bool {
             w.copy_from_slice(&b[at..at + 8]);
             u64::from_le_bytes(w)
         };
-        return word_needs_escape(w(0)) || word_needs_escape(w(n - 8));
+        let (a, z) = (w(0), w(n - 8));
+        return word_needs_escape(a) || word_needs_escape(z) || (HIGH && (a | z) & HI != 0);
     } else if n >= 4 {
         let w = |at: usize| {
             let mut w = [0u8; 4];
@@ -165,7 +167,7 @@ fn short_needs_escape(b: &[u8]) -> bool {
     } else {
         return false;
     };
-    word_needs_escape(v)
+    word_needs_escape(v) || (HIGH && v & HI != 0)
 }
 
 /// Whether every byte of `b` is ASCII and none needs attention in a JSON string
@@ -177,7 +179,7 @@ fn short_needs_escape(b: &[u8]) -> bool {
 pub(crate) fn is_plain_ascii(b: &[u8]) -> bool {
     let n = b.len();
     if n <= 16 {
-        return !short_needs_escape_or_high(b);
+        return !short_needs_escape::<true>(b);
     }
     if crate::simd::HAS_MASK16 && n <= 64 {
         let mut i = 0;
@@ -191,34 +193,6 @@ pub(crate) fn is_plain_ascii(b: &[u8]) -> bool {
         return crate::simd::mask16(b, n - 16) == Some(0);
     }
     crate::simd::find_special(b, 0) == n
-}
-
-/// [`short_needs_escape`], also flagging any byte >= 0x80.
-#[inline(always)]
-fn short_needs_escape_or_high(b: &[u8]) -> bool {
-    debug_assert!(b.len() <= 16);
-    let n = b.len();
-    let v = if n >= 8 {
-        let w = |at: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&b[at..at + 8]);
-            u64::from_le_bytes(w)
-        };
-        let (a, z) = (w(0), w(n - 8));
-        return word_needs_escape(a) || word_needs_escape(z) || (a | z) & HI != 0;
-    } else if n >= 4 {
-        let w = |at: usize| {
-            let mut w = [0u8; 4];
-            w.copy_from_slice(&b[at..at + 4]);
-            u64::from(u32::from_le_bytes(w))
-        };
-        w(0) | (w(n - 4) << 32)
-    } else if n > 0 {
-        u64::from_le_bytes([b[0], b[n / 2], b[n - 1], b' ', b' ', b' ', b' ', b' '])
-    } else {
-        return false;
-    };
-    word_needs_escape(v) || v & HI != 0
 }
 
 /// Appends `s` escaped as in [`write_str_escaped`], without the quotes (one piece of
@@ -270,6 +244,16 @@ static DIGITS: [u8; 200] = {
 /// Appends `v` in decimal.
 #[inline]
 pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
+    if v < 100 {
+        // One or two digits (counts, small ids, error offsets): fixed-size copies.
+        let i = 2 * v as usize;
+        if v < 10 {
+            out.push(DIGITS[i + 1]);
+        } else {
+            out.extend_from_slice(&DIGITS[i..i + 2]);
+        }
+        return;
+    }
     let mut buf = [0u8; 20]; // u64::MAX has 20 digits
     let start = format_u64(&mut buf, v);
     put_digits(out, &buf[start..]);
@@ -526,6 +510,7 @@ mod tests {
         let mut v = vec![
             0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 9999, 10_000, 10_001, 65_535,
         ];
+        v.extend(0..=200); // every one- and two-digit number, and the three after
         let mut p = 1u64;
         while let Some(next) = p.checked_mul(10) {
             v.extend([p - 1, p, p + 1, next - 1]);

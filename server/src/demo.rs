@@ -162,11 +162,7 @@ pub struct Counters {
 /// Registers the demo methods on `builder`; notifications bump `counters`.
 pub fn register(builder: RouterBuilder, counters: Arc<Counters>) -> RouterBuilder {
     let (c1, c2, c3) = (counters.clone(), counters.clone(), counters);
-    builder
-        .method("subtract", subtract)
-        .method("sum", sum)
-        .method("get_data", |_, out| out.raw_json(br#"["hello",5]"#))
-        .method("eth_getBalance", eth_get_balance)
+    register_methods(builder)
         .notification("update", move |_| {
             c1.update.fetch_add(1, Ordering::Relaxed);
         })
@@ -176,6 +172,16 @@ pub fn register(builder: RouterBuilder, counters: Arc<Counters>) -> RouterBuilde
         .notification("notify_sum", move |_| {
             c3.sum.fetch_add(1, Ordering::Relaxed);
         })
+}
+
+/// Registers the demo methods that answer (with their schemas) on `builder`, not
+/// the notifications (`update`, `notify_hello`, `notify_sum`).
+pub fn register_methods(builder: RouterBuilder) -> RouterBuilder {
+    builder
+        .method("subtract", subtract)
+        .method("sum", sum)
+        .method("get_data", |_, out| out.raw_json(br#"["hello",5]"#))
+        .method("eth_getBalance", eth_get_balance)
         .schema(
             "subtract",
             Some(r#"[{"name":"minuend","schema":{"type":"number"}},{"name":"subtrahend","schema":{"type":"number"}}]"#),

@@ -525,9 +525,18 @@ impl Error<'_> {
         self.write_from(out, RESPONSE_PREFIX.len());
     }
 
+    #[inline(always)]
     fn write_from(&self, out: &mut Vec<u8>, from: usize) {
         let head = &RESPONSE_HEADS[self.reason.index()];
-        out.extend_from_slice(&head.bytes[from..head.len]);
+        if from == 0 {
+            // The whole fixed-size array in fixed-size moves (no `memcpy` call for
+            // a length known only at run time), the excess cut off again.
+            let len = out.len();
+            out.extend_from_slice(&head.bytes);
+            out.truncate(len + head.len);
+        } else {
+            out.extend_from_slice(&head.bytes[from..head.len]);
+        }
         if self.offset.is_some() || self.limit.is_some() {
             self.write_numbers(out);
         }

@@ -97,6 +97,37 @@ enum Flat {
     Decline,
 }
 
+/// How [`Scanner::scan_compact`] ended.
+enum Compact {
+    /// The object was scanned and recorded.
+    Done,
+    /// Declined before recording anything: the general path scans the object
+    /// from its start.
+    Restart,
+    /// Declined at `pos`, with the members before it recorded as the general
+    /// path records them: the general path goes on from there
+    /// ([`Scanner::object_declined`]).
+    Resume(ObjAt),
+}
+
+/// `how`, on a path the compiler is told is cold: the compact path's hot loop
+/// then keeps no decline values in registers.
+#[cold]
+#[inline(never)]
+fn declined(how: Compact) -> Compact {
+    how
+}
+
+/// Where in an object the general path resumes (see [`Compact::Resume`]).
+#[derive(Clone, Copy, Debug)]
+enum ObjAt {
+    /// Right after a member's value (whitespace may follow).
+    AfterValue,
+    /// At the start of the value of member `field`, or at whitespace before it
+    /// (its key and `:` taken).
+    Value(Field),
+}
+
 /// Where batch element spans go; implemented by the parser's reusable storage.
 pub(crate) trait ElemSink {
     fn clear(&mut self);
@@ -195,13 +226,16 @@ impl<'a, 's> Scanner<'a, 's> {
             None => return Err(Fail::at(Reason::Empty, self.pos)),
             Some(b'{') => {
                 *top = ObjSpans::default();
-                if self.pos != 0 || !self.compact || !self.scan_compact(0, 1, top) {
-                    // The general path, from the start: it gives every verdict the
-                    // compact path declined, errors included.
-                    *top = ObjSpans::default();
-                    self.pos = 0;
-                    self.skip_ws();
-                    self.scan_object(1, top)?;
+                let start = self.pos;
+                let compact = if start != 0 || !self.compact {
+                    Compact::Restart
+                } else {
+                    self.scan_compact(0, 1, top)
+                };
+                if !matches!(compact, Compact::Done) {
+                    // The general path gives every verdict the compact path
+                    // declined, errors included.
+                    self.object_declined(start, 1, top, compact)?;
                 }
                 Shape::Object
             }
@@ -294,24 +328,29 @@ impl<'a, 's> Scanner<'a, 's> {
 
     /// The fast path for the compact layout most clients send,
     /// `{"jsonrpc":"2.0","method":"…"` then optional `,"params":…` and `,"id":…`
-    /// then `}`, with no whitespace and no escape in the method. Returns `false`
-    /// (having recorded nothing that the general path keeps) on anything else,
-    /// errors included: the general path then rescans and gives the verdict.
-    /// Differential tests check both paths record the same spans.
+    /// then `}`, with no whitespace and no escape in the method. On anything else,
+    /// errors included, it declines: [`Compact::Restart`] when it recorded nothing,
+    /// else [`Compact::Resume`] at the start of the member value it did not take,
+    /// or right after the last value it took (the members before recorded as the
+    /// general path records them), and the general path goes on from there and
+    /// gives the verdict. Differential tests check both paths record the same
+    /// spans and give the same verdicts.
     /// `base` is the offset of the object's `{` and `depth` its nesting level.
-    fn scan_compact(&mut self, base: usize, depth: usize, top: &mut ObjSpans) -> bool {
+    fn scan_compact(&mut self, base: usize, depth: usize, top: &mut ObjSpans) -> Compact {
         const PREFIX: &[u8; 27] = br#"{"jsonrpc":"2.0","method":""#;
         if !self.bytes[base..].starts_with(PREFIX) || self.max_depth <= depth {
-            return false;
-        }
-        self.pos = base + PREFIX.len() - 1; // the method's opening quote
-        if !self.scan_ascii_string() {
-            return false; // escapes, non-ASCII or errors: the general path decides
+            return declined(Compact::Restart);
         }
         top.members[Field::Jsonrpc as usize] = Span {
             start: base as u32 + 11,
             end: base as u32 + 16,
         };
+        self.pos = base + PREFIX.len() - 1; // the method's opening quote
+        if !self.scan_ascii_string() {
+            // Escapes, non-ASCII or errors: the general path decides.
+            self.pos = base + PREFIX.len() - 1;
+            return declined(Compact::Resume(ObjAt::Value(Field::Method)));
+        }
         top.members[Field::Method as usize] = Span {
             start: (base + PREFIX.len() - 1) as u32,
             end: self.pos as u32,
@@ -333,48 +372,56 @@ impl<'a, 's> Scanner<'a, 's> {
                     start: base as u32,
                     end: self.pos as u32,
                 };
-                return true;
+                return Compact::Done;
             } else {
-                return false;
+                return declined(Compact::Resume(ObjAt::AfterValue));
             };
-            if top.members[field as usize].is_present() {
-                return false; // a duplicate: the general path records it
-            }
             let start = self.pos;
-            let escaped = match self.bytes.get(start) {
-                Some(b'"') => match self.scan_string() {
-                    Ok(e) => e,
-                    Err(_) => return false,
-                },
-                // Flat arrays and objects of scalars (most params) without the
-                // general nesting loop; anything else there takes that loop.
-                Some(&open @ (b'[' | b'{')) => {
-                    let flat = if open == b'[' {
-                        self.scan_flat::<false>()
-                    } else {
-                        self.scan_flat::<true>()
-                    };
-                    match flat {
-                        Flat::Done => false,
-                        Flat::Decline => return false,
-                        Flat::Nested => {
-                            // Rescan the container with the nesting loop (only its
-                            // leading scalars are read twice).
-                            self.pos = start;
-                            if self.scan_value(depth + 1).is_err() {
-                                return false;
+            if top.members[field as usize].is_present() {
+                // A duplicate: the general path records it.
+                return declined(Compact::Resume(ObjAt::Value(field)));
+            }
+            let escaped = 'value: {
+                match self.bytes.get(start) {
+                    Some(b'"') => {
+                        if let Ok(e) = self.scan_string() {
+                            break 'value Some(e);
+                        }
+                    }
+                    // Flat arrays and objects of scalars (most params) without the
+                    // general nesting loop; anything else there takes that loop.
+                    Some(&open @ (b'[' | b'{')) => {
+                        let flat = if open == b'[' {
+                            self.scan_flat::<false>()
+                        } else {
+                            self.scan_flat::<true>()
+                        };
+                        match flat {
+                            Flat::Done => break 'value Some(false),
+                            Flat::Decline => {}
+                            Flat::Nested => {
+                                // Rescan the container with the nesting loop (only its
+                                // leading scalars are read twice).
+                                self.pos = start;
+                                if self.scan_value(depth + 1).is_ok() {
+                                    break 'value Some(false);
+                                }
                             }
-                            false
+                        }
+                    }
+                    _ => {
+                        self.pos = start;
+                        if self.scan_value(depth + 1).is_ok() {
+                            break 'value Some(false);
                         }
                     }
                 }
-                _ => {
-                    self.pos = start;
-                    if self.scan_value(depth + 1).is_err() {
-                        return false;
-                    }
-                    false
-                }
+                None
+            };
+            let Some(escaped) = escaped else {
+                // The general path takes this member's value again.
+                self.pos = start;
+                return declined(Compact::Resume(ObjAt::Value(field)));
             };
             if escaped {
                 top.escaped |= 1 << field as u8;
@@ -450,7 +497,34 @@ impl<'a, 's> Scanner<'a, 's> {
             }
             let ok = match self.peek() {
                 Some(b'"') => self.scan_string().is_ok(),
-                Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => self.scan_scalar().is_ok(),
+                Some(b'1'..=b'9') => {
+                    // Short positive integers (`[1,2,3]`) end at a separator: one
+                    // dispatch, and the separator taken here.
+                    let b = self.bytes;
+                    let mut q = self.pos + 1;
+                    while let Some(b'0'..=b'9') = b.get(q) {
+                        tick(1);
+                        q += 1;
+                    }
+                    match b.get(q) {
+                        Some(b',') => {
+                            self.pos = q + 1;
+                            continue;
+                        }
+                        Some(&c) if c == close => {
+                            self.pos = q + 1;
+                            return Flat::Done;
+                        }
+                        _ => match number_tail(b, self.pos, q) {
+                            Ok(end) => {
+                                self.pos = end;
+                                true
+                            }
+                            Err(_) => false,
+                        },
+                    }
+                }
+                Some(b'-' | b'0' | b't' | b'f' | b'n') => self.scan_scalar().is_ok(),
                 Some(b'[' | b'{') => return Flat::Nested,
                 _ => false,
             };
@@ -483,10 +557,13 @@ impl<'a, 's> Scanner<'a, 's> {
             let start = self.pos;
             let mut spans = ObjSpans::default();
             if self.peek() == Some(b'{') {
-                if !self.compact || !self.scan_compact(start, 2, &mut spans) {
-                    spans = ObjSpans::default();
-                    self.pos = start;
-                    self.scan_object(2, &mut spans)?;
+                let compact = if self.compact {
+                    self.scan_compact(start, 2, &mut spans)
+                } else {
+                    Compact::Restart
+                };
+                if !matches!(compact, Compact::Done) {
+                    self.object_declined(start, 2, &mut spans, compact)?;
                 }
             } else {
                 self.scan_value(2)?;
@@ -528,18 +605,98 @@ impl<'a, 's> Scanner<'a, 's> {
             };
             return Ok(());
         }
-        loop {
-            tick(1);
-            self.skip_ws();
-            if self.peek() != Some(b'"') {
-                return Err(self.unexpected());
+        let field = self.member_key()?;
+        self.object_members(start, depth, spans, field)
+    }
+
+    /// The general path on the object opening at `start`, of level `depth`, after
+    /// the compact path ended `how` (declined): from the start of the object, or
+    /// from where the compact path stopped.
+    #[inline(never)]
+    fn object_declined(
+        &mut self,
+        start: usize,
+        depth: usize,
+        spans: &mut ObjSpans,
+        how: Compact,
+    ) -> Res<()> {
+        let at = match how {
+            Compact::Done => return Ok(()),
+            Compact::Restart => {
+                *spans = ObjSpans::default();
+                self.pos = start;
+                return self.scan_object(depth, spans);
             }
-            let ks = self.pos;
-            let key_escaped = self.scan_string()?;
-            let field = identify_key(self.bytes, ks, self.pos, key_escaped);
-            self.skip_ws();
-            self.expect(b':')?;
-            self.skip_ws();
+            Compact::Resume(at) => at,
+        };
+        spans.is_object = true;
+        let field = match at {
+            ObjAt::Value(field) => {
+                // The general path takes the whitespace after `:` as well.
+                self.skip_ws();
+                Some(field)
+            }
+            ObjAt::AfterValue => {
+                if !self.member_next(start, spans)? {
+                    return Ok(());
+                }
+                self.member_key()?
+            }
+        };
+        self.object_members(start, depth, spans, field)
+    }
+
+    /// A member's key and `:` at `pos` (after whitespace), and the whitespace after
+    /// them: which JSON-RPC member it names, if any.
+    #[inline(always)]
+    fn member_key(&mut self) -> Res<Option<Field>> {
+        tick(1);
+        self.skip_ws();
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected());
+        }
+        let ks = self.pos;
+        let key_escaped = self.scan_string()?;
+        let field = identify_key(self.bytes, ks, self.pos, key_escaped);
+        self.skip_ws();
+        self.expect(b':')?;
+        self.skip_ws();
+        Ok(field)
+    }
+
+    /// After a member's value in the object opening at `start`: `,` (whether
+    /// another member follows), or the closing `}` (the object's span recorded).
+    #[inline(always)]
+    fn member_next(&mut self, start: usize, spans: &mut ObjSpans) -> Res<bool> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(b'}') => {
+                self.pos += 1;
+                spans.whole = Span {
+                    start: start as u32,
+                    end: self.pos as u32,
+                };
+                Ok(false)
+            }
+            _ => Err(self.unexpected()),
+        }
+    }
+
+    /// The members of the object opening at `start`, of level `depth`, from the
+    /// value (at `pos`) of one named `field`, to the closing `}`.
+    #[inline(always)]
+    fn object_members(
+        &mut self,
+        start: usize,
+        depth: usize,
+        spans: &mut ObjSpans,
+        mut field: Option<Field>,
+    ) -> Res<()> {
+        loop {
             let vs = self.pos;
             let value_escaped = match self.peek() {
                 Some(b'"') => self.scan_string()?,
@@ -562,19 +719,10 @@ impl<'a, 's> Scanner<'a, 's> {
                     }
                 }
             }
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    spans.whole = Span {
-                        start: start as u32,
-                        end: self.pos as u32,
-                    };
-                    return Ok(());
-                }
-                _ => return Err(self.unexpected()),
+            if !self.member_next(start, spans)? {
+                return Ok(());
             }
+            field = self.member_key()?;
         }
     }
 

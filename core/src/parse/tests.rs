@@ -109,11 +109,9 @@ case!(
 case!(escaped_methods_in_batch, br#"[{"jsonrpc":"2.0","method":"\u0061b","id":1},{"jsonrpc":"2.0","method":"cd","id":2},{"jsonrpc":"2.0","method":"e\u0066","id":3}]"#,
     |m| matches!(m, Message::Batch(b) if b.iter().map(|i| match i { Item::Request(r) => r.method().as_str(), _ => "?" }).collect::<Vec<_>>() == ["ab", "cd", "ef"]));
 
-/// The compact fast path and the general path record the same spans and give the
-/// same verdict, on compact messages, every truncation of them, and byte mutations.
-#[test]
-#[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
-fn compact_path_matches_general_path() {
+/// One scan of `input` (the compact path allowed, or the general path alone): its
+/// verdict and every span recorded, as text to compare.
+fn scan_verdict(input: &[u8], general: bool, max_depth: usize) -> String {
     use super::scan::{ElemSink, ObjSpans, Scanner};
     struct Sink(Vec<ObjSpans>);
     impl ElemSink for Sink {
@@ -124,31 +122,37 @@ fn compact_path_matches_general_path() {
             self.0.push(s);
         }
     }
-    fn run(input: &[u8], general: bool, max_depth: usize) -> String {
-        let mut stack = vec![0u64; max_depth / 64 + 1];
-        let mut top = ObjSpans::default();
-        let mut sink = Sink(Vec::new());
-        let sc = Scanner::new(input, max_depth, &mut stack);
-        let mut sc = if general { sc.general_only() } else { sc };
-        let r = sc.scan_message(&mut top, &mut sink, 10);
-        // What `compact` promises the classifier must hold; then it is left out of
-        // the comparison (only the compact path sets it).
-        for o in std::iter::once(&mut top).chain(sink.0.iter_mut()) {
-            if o.compact {
-                assert!(!general);
-                assert_eq!(o.get(Field::Jsonrpc).of(input), br#""2.0""#);
-                let m = o.get(Field::Method).of(input);
-                assert!(m.len() >= 2 && m[0] == b'"' && m[m.len() - 1] == b'"');
-                let body = &m[1..m.len() - 1];
-                assert!(
-                    body.iter()
-                        .all(|&c| (0x20..0x80).contains(&c) && c != b'\\' && c != b'"')
-                );
-                o.compact = false;
-            }
+    let mut stack = vec![0u64; max_depth / 64 + 1];
+    let mut top = ObjSpans::default();
+    let mut sink = Sink(Vec::new());
+    let sc = Scanner::new(input, max_depth, &mut stack);
+    let mut sc = if general { sc.general_only() } else { sc };
+    let r = sc.scan_message(&mut top, &mut sink, 10);
+    // What `compact` promises the classifier must hold; then it is left out of
+    // the comparison (only the compact path sets it).
+    for o in std::iter::once(&mut top).chain(sink.0.iter_mut()) {
+        if o.compact {
+            assert!(!general);
+            assert_eq!(o.get(Field::Jsonrpc).of(input), br#""2.0""#);
+            let m = o.get(Field::Method).of(input);
+            assert!(m.len() >= 2 && m[0] == b'"' && m[m.len() - 1] == b'"');
+            let body = &m[1..m.len() - 1];
+            assert!(
+                body.iter()
+                    .all(|&c| (0x20..0x80).contains(&c) && c != b'\\' && c != b'"')
+            );
+            o.compact = false;
         }
-        format!("{r:?} {top:?} {:?}", sink.0)
     }
+    format!("{r:?} {top:?} {:?}", sink.0)
+}
+
+/// The compact fast path and the general path record the same spans and give the
+/// same verdict, on compact messages, every truncation of them, and byte mutations.
+#[test]
+#[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
+fn compact_path_matches_general_path() {
+    let run = scan_verdict;
     let methods = [
         r#""eth_getBalance""#,
         r#""abcdefghijklmnopqrstuvwxyz0123456789""#,
@@ -272,6 +276,77 @@ fn compact_path_matches_general_path() {
         }
     }
     assert!(n > 1000);
+}
+
+/// Where the compact path declines, the general path goes on from there
+/// ([`Compact::Resume`](super::scan)) or from the start: either way the verdict (the
+/// error's reason and offset) and the spans equal the general path's alone, on small
+/// messages (the corpus's among them) with every truncation, every byte of a set
+/// written over and inserted at every position, and every byte deleted; alone and as
+/// batch elements.
+#[test]
+#[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
+fn compact_declines_match_general_path() {
+    let messages: [&[u8]; 16] = [
+        br#"{"jsonrpc":"2.0","method":"update","params":[1,2,3,4,5]}"#,
+        br#"{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]"#,
+        br#"{"jsonrpc":"2.0","method":1,"params":"bar"}"#,
+        br#"{"jsonrpc":"2.0","method":"eth_getBalance","params":["0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045","latest"],"id":1}"#,
+        br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
+        br#"{"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"minuend":42},"id":3}"#,
+        br#"{"jsonrpc":"2.0","method":"sum","params":[1,2,{"a":[3]}],"id":"x"}"#,
+        br#"{"jsonrpc":"2.0","method":"a\u0062","params":{"k":"v"},"id":1}"#,
+        br#"{"jsonrpc":"2.0","method":"m","id":1,"id":2}"#,
+        br#"{"jsonrpc":"2.0","method":"m","params":[],"params":{}}"#,
+        br#"{"jsonrpc":"2.0","method":"m","params":"s","x":[1]}"#,
+        br#"{"jsonrpc":"2.0","method":"m","id":null}"#,
+        br#"{"jsonrpc":"2.0","method":"m","params":[true,false,null,-1.5e3,"\n"]}"#,
+        br#"{"jsonrpc":"2.0","method":"m","params":[[1],{}],"id":-0}"#,
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"\xc3\xa9\",\"id\":[]}",
+        br#"{"jsonrpc":"2.0","method":"m"}"#,
+    ];
+    let bytes = [
+        b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'1', b'-', b'.', b'e', b'E', b't',
+        b'f', b'n', b'u', b'x', b'a', b'/', b' ', b'\t', b'\n', b'\r', 0x00, 0x1f, 0x7f, 0x80,
+        0xc3, 0xed, 0xff,
+    ];
+    let check = |m: &[u8]| {
+        let mut batch = br#"[{"jsonrpc":"2.0","method":"m","id":1},"#.to_vec();
+        batch.extend_from_slice(m);
+        batch.push(b']');
+        for input in [m, &batch[..]] {
+            assert_eq!(
+                scan_verdict(input, false, 128),
+                scan_verdict(input, true, 128),
+                "{}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    };
+    let mut n = 0;
+    for m in messages {
+        for depth in [1, 2, 3, 128] {
+            assert_eq!(scan_verdict(m, false, depth), scan_verdict(m, true, depth));
+        }
+        for cut in 0..m.len() {
+            check(&m[..cut]);
+        }
+        for i in 0..m.len() {
+            let mut v = m.to_vec();
+            v.remove(i);
+            check(&v);
+            for &x in &bytes {
+                let mut v = m.to_vec();
+                v[i] = x;
+                check(&v);
+                v[i] = m[i];
+                v.insert(i, x);
+                check(&v);
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 10_000);
 }
 
 /// The allocation-free writer of `data` gives the same bytes as `Display`, and valid JSON.
