@@ -109,11 +109,9 @@ case!(
 case!(escaped_methods_in_batch, br#"[{"jsonrpc":"2.0","method":"\u0061b","id":1},{"jsonrpc":"2.0","method":"cd","id":2},{"jsonrpc":"2.0","method":"e\u0066","id":3}]"#,
     |m| matches!(m, Message::Batch(b) if b.iter().map(|i| match i { Item::Request(r) => r.method().as_str(), _ => "?" }).collect::<Vec<_>>() == ["ab", "cd", "ef"]));
 
-/// The compact fast path and the general path record the same spans and give the
-/// same verdict, on compact messages, every truncation of them, and byte mutations.
-#[test]
-#[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
-fn compact_path_matches_general_path() {
+/// One scan of `input` (the compact path allowed, or the general path alone): its
+/// verdict and every span recorded, as text to compare.
+fn scan_verdict(input: &[u8], general: bool, max_depth: usize) -> String {
     use super::scan::{ElemSink, ObjSpans, Scanner};
     struct Sink(Vec<ObjSpans>);
     impl ElemSink for Sink {
@@ -124,31 +122,37 @@ fn compact_path_matches_general_path() {
             self.0.push(s);
         }
     }
-    fn run(input: &[u8], general: bool, max_depth: usize) -> String {
-        let mut stack = vec![0u64; max_depth / 64 + 1];
-        let mut top = ObjSpans::default();
-        let mut sink = Sink(Vec::new());
-        let sc = Scanner::new(input, max_depth, &mut stack);
-        let mut sc = if general { sc.general_only() } else { sc };
-        let r = sc.scan_message(&mut top, &mut sink, 10);
-        // What `compact` promises the classifier must hold; then it is left out of
-        // the comparison (only the compact path sets it).
-        for o in std::iter::once(&mut top).chain(sink.0.iter_mut()) {
-            if o.compact {
-                assert!(!general);
-                assert_eq!(o.get(Field::Jsonrpc).of(input), br#""2.0""#);
-                let m = o.get(Field::Method).of(input);
-                assert!(m.len() >= 2 && m[0] == b'"' && m[m.len() - 1] == b'"');
-                let body = &m[1..m.len() - 1];
-                assert!(
-                    body.iter()
-                        .all(|&c| (0x20..0x80).contains(&c) && c != b'\\' && c != b'"')
-                );
-                o.compact = false;
-            }
+    let mut stack = vec![0u64; max_depth / 64 + 1];
+    let mut top = ObjSpans::default();
+    let mut sink = Sink(Vec::new());
+    let sc = Scanner::new(input, max_depth, &mut stack);
+    let mut sc = if general { sc.general_only() } else { sc };
+    let r = sc.scan_message(&mut top, &mut sink, 10);
+    // What `compact` promises the classifier must hold; then it is left out of
+    // the comparison (only the compact path sets it).
+    for o in std::iter::once(&mut top).chain(sink.0.iter_mut()) {
+        if o.compact {
+            assert!(!general);
+            assert_eq!(o.get(Field::Jsonrpc).of(input), br#""2.0""#);
+            let m = o.get(Field::Method).of(input);
+            assert!(m.len() >= 2 && m[0] == b'"' && m[m.len() - 1] == b'"');
+            let body = &m[1..m.len() - 1];
+            assert!(
+                body.iter()
+                    .all(|&c| (0x20..0x80).contains(&c) && c != b'\\' && c != b'"')
+            );
+            o.compact = false;
         }
-        format!("{r:?} {top:?} {:?}", sink.0)
     }
+    format!("{r:?} {top:?} {:?}", sink.0)
+}
+
+/// The compact fast path and the general path record the same spans and give the
+/// same verdict, on compact messages, every truncation of them, and byte mutations.
+#[test]
+#[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
+fn compact_path_matches_general_path() {
+    let run = scan_verdict;
     let methods = [
         r#""eth_getBalance""#,
         r#""abcdefghijklmnopqrstuvwxyz0123456789""#,
@@ -272,6 +276,167 @@ fn compact_path_matches_general_path() {
         }
     }
     assert!(n > 1000);
+}
+
+/// The compact path takes the four request members in any order: on every order of
+/// every subset of them (variants of each value included: `"2.0"` and what is not
+/// quite it, methods it declines, params and ids of every shape), with a duplicate
+/// or another member (`result`, `error`, an escaped or unknown name, whitespace)
+/// at every position, it records the same spans and gives the same verdict as the
+/// general path, alone and as a batch element, at several depth limits; and it
+/// does record the ordinary orders (so the fast path is really taken).
+#[test]
+#[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
+fn compact_path_any_member_order_matches_general_path() {
+    let jsonrpcs = [
+        r#""jsonrpc":"2.0""#,
+        r#""jsonrpc":"2.1""#,
+        r#""jsonrpc":"2.0 ""#,
+        r#""jsonrpc":"2\u002e0""#,
+        r#""jsonrpc":2.0"#,
+        r#""jsonrpc":"2.0"#,
+    ];
+    let methods = [
+        r#""method":"tools/call""#,
+        r#""method":"""#,
+        r#""method":"su\u0062tract""#,
+        r#""method":"héllo""#,
+        r#""method":7"#,
+        r#""method":"a"#,
+    ];
+    let params = [
+        r#""params":{"name":"get_forecast","arguments":{"location":{"city":"Zürich"},"days":3}}"#,
+        r#""params":[42,23]"#,
+        r#""params":{}"#,
+        r#""params":null"#,
+        r#""params":"x""#,
+        r#""params":[1 ]"#,
+        r#""params":{"a":1,}"#,
+    ];
+    let ids = [
+        r#""id":"call-42""#,
+        r#""id":1"#,
+        r#""id":"x\"y""#,
+        r#""id":null"#,
+        r#""id":[1]"#,
+        r#""id":01"#,
+    ];
+    let extras = [
+        r#""result":1"#,
+        r#""error":{"code":1,"message":"m"}"#,
+        r#""x":1"#,
+        r#""\u0069d":2"#,
+        r#""idx":1"#,
+        r#""jsonrpcx":"2.0""#,
+        r#""params" :[]"#,
+        r#" "id":3"#,
+    ];
+    fn permutations(items: &[String]) -> Vec<Vec<String>> {
+        if items.len() <= 1 {
+            return vec![items.to_vec()];
+        }
+        let mut out = Vec::new();
+        for i in 0..items.len() {
+            let mut rest = items.to_vec();
+            let first = rest.remove(i);
+            for mut p in permutations(&rest) {
+                p.insert(0, first.clone());
+                out.push(p);
+            }
+        }
+        out
+    }
+    let check = |members: &[String]| {
+        let msg = format!("{{{}}}", members.join(","));
+        let b = msg.as_bytes();
+        for depth in [1, 2, 3, 128] {
+            assert_eq!(
+                scan_verdict(b, false, depth),
+                scan_verdict(b, true, depth),
+                "{msg} depth {depth}"
+            );
+        }
+        let batch = format!(r#"[{msg},{{"jsonrpc":"2.0","method":"m","id":1}}]"#);
+        let bb = batch.as_bytes();
+        for depth in [2, 128] {
+            assert_eq!(
+                scan_verdict(bb, false, depth),
+                scan_verdict(bb, true, depth),
+                "{batch} depth {depth}"
+            );
+        }
+    };
+    let mut n = 0;
+    // Each member absent or one of a few values (the first value of each, the one
+    // the compact path takes, in every combination with the others).
+    for j in std::iter::once(None).chain(jsonrpcs.iter().map(Some)) {
+        for m in std::iter::once(None).chain(methods.iter().map(Some)) {
+            for (pi, p) in std::iter::once(None)
+                .chain(params.iter().map(Some))
+                .enumerate()
+            {
+                for (ii, i) in std::iter::once(None)
+                    .chain(ids.iter().map(Some))
+                    .enumerate()
+                {
+                    // Keep the product small: odd params with plain ids and the reverse.
+                    if pi > 2 && ii > 2 {
+                        continue;
+                    }
+                    let set: Vec<String> = [j, m, p, i]
+                        .into_iter()
+                        .flatten()
+                        .map(|s| s.to_string())
+                        .collect();
+                    for order in permutations(&set) {
+                        check(&order);
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Duplicates and other members at every position of every order of the four.
+    let four: Vec<String> = [jsonrpcs[0], methods[0], params[0], ids[0]]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let others: Vec<String> = extras
+        .iter()
+        .map(|s| s.to_string())
+        .chain(four.iter().cloned())
+        .chain([
+            jsonrpcs[1].to_string(),
+            methods[2].to_string(),
+            params[1].to_string(),
+            ids[1].to_string(),
+        ])
+        .collect();
+    for order in permutations(&four) {
+        for x in &others {
+            for at in 0..=order.len() {
+                let mut v = order.clone();
+                v.insert(at, x.clone());
+                check(&v);
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 10_000, "{n}");
+    // The fast path is taken on every order of the request members.
+    for order in permutations(&four) {
+        let msg = format!("{{{}}}", order.join(","));
+        let mut stack = vec![0u64; 3];
+        let mut top = super::scan::ObjSpans::default();
+        struct Drop0;
+        impl super::scan::ElemSink for Drop0 {
+            fn clear(&mut self) {}
+            fn push(&mut self, _: super::scan::ObjSpans) {}
+        }
+        let r = super::scan::Scanner::new(msg.as_bytes(), 128, &mut stack)
+            .scan_message(&mut top, &mut Drop0, 10);
+        assert!(r.is_ok() && top.compact, "{msg}");
+    }
 }
 
 /// The allocation-free writer of `data` gives the same bytes as `Display`, and valid JSON.
