@@ -101,12 +101,14 @@ pub(crate) fn skip_blocks(
     tail_masks: impl Fn(&[u8; 64]) -> Masks,
 ) -> usize {
     debug_assert!(matches!(b.get(p), Some(b'[' | b'{')));
+    // From just after the opening bracket, one level deep: a first block with
+    // fewer closing brackets than that cannot end the value either.
     let mut state = Walk {
-        depth: 0,
+        depth: 1,
         in_string: 0,
         carry: 0,
     };
-    let mut at = p;
+    let mut at = p + 1;
     while b.len() >= 64 && at <= b.len() - 64 {
         tick(1);
         let m = masks(b, at);
