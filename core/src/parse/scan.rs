@@ -306,6 +306,9 @@ impl<'a, 's> Scanner<'a, 's> {
             return false;
         }
         if !self.bytes[base..].starts_with(PREFIX) {
+            if self.bytes[base..].starts_with(&PREFIX[..PREFIX.len() - 1]) {
+                return false; // the usual order, a method that is not a string
+            }
             return self.scan_compact_any_order(base, depth, top);
         }
         self.pos = base + PREFIX.len() - 1; // the method's opening quote
