@@ -556,9 +556,20 @@ fn tools_call(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcErro
         r#"{"field":"params","reason":"expected {\"name\": string, \"arguments\": object}"}"#;
     let bad = || RpcError::new(INVALID_PARAMS, "Invalid params").with_data_json(SHAPE);
     let p = call.params().filter(|p| p.is_object()).ok_or_else(bad)?;
-    let name = p.get("name").ok_or_else(bad)?;
-    let arguments = p
-        .get("arguments")
+    // One walk over the params: the first `name` and `arguments`, then stop.
+    let (mut name, mut arguments) = (None, None);
+    for (k, v) in p.members() {
+        if name.is_none() && k.eq_str("name") {
+            name = Some(v);
+        } else if arguments.is_none() && k.eq_str("arguments") {
+            arguments = Some(v);
+        }
+        if name.is_some() && arguments.is_some() {
+            break;
+        }
+    }
+    let name = name.ok_or_else(bad)?;
+    let arguments = arguments
         .and_then(|a| a.object_iter())
         .ok_or_else(bad)?
         .count();

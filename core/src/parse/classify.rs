@@ -23,15 +23,8 @@ pub(crate) fn classify<'a>(input: &'a [u8], s: &ObjSpans, names: &'a [u8]) -> It
 pub(crate) fn classify_compact<'a>(input: &'a [u8], s: &ObjSpans) -> Item<'a> {
     debug_assert!(s.compact && s.is_object && s.dup == 0);
     debug_assert!(!s.get(Field::Result).is_present() && !s.get(Field::Error).is_present());
-    let id_span = s.get(Field::Id);
-    let id = if id_span.is_present() {
-        let raw = id_span.of(input);
-        match raw[0] {
-            b'"' | b'-' | b'0'..=b'9' | b'n' => Some(Id::new_validated(raw)),
-            _ => return Item::Error(Error::new(Reason::IdWrongType, Id::NULL)),
-        }
-    } else {
-        None
+    let Ok(id) = id_of(input, s) else {
+        return Item::Error(Error::new(Reason::IdWrongType, Id::NULL));
     };
     let echo = id.unwrap_or(Id::NULL);
     let fail = |r: Reason| Item::Error(Error::new(r, echo));
@@ -54,15 +47,8 @@ fn classify_general<'a>(input: &'a [u8], s: &ObjSpans, names: &'a [u8]) -> Item<
         let f = Field::ALL[s.dup.trailing_zeros() as usize];
         return Item::Error(Error::new(Reason::Duplicate(f), Id::NULL));
     }
-    let id_span = s.get(Field::Id);
-    let id = if id_span.is_present() {
-        let raw = id_span.of(input);
-        match raw[0] {
-            b'"' | b'-' | b'0'..=b'9' | b'n' => Some(Id::new_validated(raw)),
-            _ => return Item::Error(Error::new(Reason::IdWrongType, Id::NULL)),
-        }
-    } else {
-        None
+    let Ok(id) = id_of(input, s) else {
+        return Item::Error(Error::new(Reason::IdWrongType, Id::NULL));
     };
     let echo = id.unwrap_or(Id::NULL);
     let fail = |r: Reason| Item::Error(Error::new(r, echo));
@@ -112,6 +98,21 @@ fn classify_general<'a>(input: &'a [u8], s: &ObjSpans, names: &'a [u8]) -> Item<
         }
     };
     finish(input, s, method, id, fail)
+}
+
+/// The id, if present (`Ok(None)` if absent); `Err` if it is not a string,
+/// number or null (then the answer's id is null).
+#[inline(always)]
+fn id_of<'a>(input: &'a [u8], s: &ObjSpans) -> Result<Option<Id<'a>>, ()> {
+    let id_span = s.get(Field::Id);
+    if !id_span.is_present() {
+        return Ok(None);
+    }
+    let raw = id_span.of(input);
+    match raw[0] {
+        b'"' | b'-' | b'0'..=b'9' | b'n' => Ok(Some(Id::new_validated(raw))),
+        _ => Err(()),
+    }
 }
 
 /// The params and the call's kind, once the method is known.

@@ -328,25 +328,31 @@ impl<'a, 's> Scanner<'a, 's> {
 
     /// The fast path for the compact layout most clients send,
     /// `{"jsonrpc":"2.0","method":"…"` then optional `,"params":…` and `,"id":…`
-    /// then `}`, with no whitespace and no escape in the method. On anything else,
-    /// errors included, it declines: [`Compact::Restart`] when it recorded nothing,
-    /// else [`Compact::Resume`] at the start of the member value it did not take,
-    /// or right after the last value it took (the members before recorded as the
-    /// general path records them), and the general path goes on from there and
-    /// gives the verdict. Differential tests check both paths record the same
-    /// spans and give the same verdicts.
+    /// then `}`, with no whitespace and no escape in the method; the four request
+    /// members in any other order take [`Scanner::scan_compact_any_order`]. On
+    /// anything else, errors included, it declines: [`Compact::Restart`] when it
+    /// recorded nothing the general path keeps, else [`Compact::Resume`] at the
+    /// start of the member value it did not take, or right after the last value it
+    /// took (the members before recorded as the general path records them), and the
+    /// general path goes on from there and gives the verdict. Differential tests
+    /// check both paths record the same spans and give the same verdicts.
     /// `base` is the offset of the object's `{` and `depth` its nesting level.
     fn scan_compact(&mut self, base: usize, depth: usize, top: &mut ObjSpans) -> Compact {
         const PREFIX: &[u8; 27] = br#"{"jsonrpc":"2.0","method":""#;
-        if !self.bytes[base..].starts_with(PREFIX) || self.max_depth <= depth {
+        if self.max_depth <= depth {
             return declined(Compact::Restart);
+        }
+        let usual = self.bytes[base..].starts_with(PREFIX);
+        if !usual && !self.bytes[base..].starts_with(&PREFIX[..PREFIX.len() - 1]) {
+            return self.scan_compact_any_order(base, depth, top);
         }
         top.members[Field::Jsonrpc as usize] = Span {
             start: base as u32 + 11,
             end: base as u32 + 16,
         };
         self.pos = base + PREFIX.len() - 1; // the method's opening quote
-        if !self.scan_ascii_string() {
+        // A method that is not a string, escapes, non-ASCII or errors.
+        if !usual || !self.scan_ascii_string() {
             // Escapes, non-ASCII or errors: the general path decides.
             self.pos = base + PREFIX.len() - 1;
             return declined(Compact::Resume(ObjAt::Value(Field::Method)));
@@ -381,44 +387,7 @@ impl<'a, 's> Scanner<'a, 's> {
                 // A duplicate: the general path records it.
                 return declined(Compact::Resume(ObjAt::Value(field)));
             }
-            let escaped = 'value: {
-                match self.bytes.get(start) {
-                    Some(b'"') => {
-                        if let Ok(e) = self.scan_string() {
-                            break 'value Some(e);
-                        }
-                    }
-                    // Flat arrays and objects of scalars (most params) without the
-                    // general nesting loop; anything else there takes that loop.
-                    Some(&open @ (b'[' | b'{')) => {
-                        let flat = if open == b'[' {
-                            self.scan_flat::<false>()
-                        } else {
-                            self.scan_flat::<true>()
-                        };
-                        match flat {
-                            Flat::Done => break 'value Some(false),
-                            Flat::Decline => {}
-                            Flat::Nested => {
-                                // Rescan the container with the nesting loop (only its
-                                // leading scalars are read twice).
-                                self.pos = start;
-                                if self.scan_value(depth + 1).is_ok() {
-                                    break 'value Some(false);
-                                }
-                            }
-                        }
-                    }
-                    _ => {
-                        self.pos = start;
-                        if self.scan_value(depth + 1).is_ok() {
-                            break 'value Some(false);
-                        }
-                    }
-                }
-                None
-            };
-            let Some(escaped) = escaped else {
+            let Some(escaped) = self.compact_value(depth) else {
                 // The general path takes this member's value again.
                 self.pos = start;
                 return declined(Compact::Resume(ObjAt::Value(field)));
@@ -430,6 +399,110 @@ impl<'a, 's> Scanner<'a, 's> {
                 start: start as u32,
                 end: self.pos as u32,
             };
+        }
+    }
+
+    /// [`Scanner::scan_compact`] when the object does not start with
+    /// `{"jsonrpc":"2.0","method":"`: the four request members `"jsonrpc":"2.0"`,
+    /// `"method":"…"`, `"params":…` and `"id":…` in any order (`jsonrpc` and
+    /// `method` required), with no whitespace, no other member, no duplicate and
+    /// no escape or non-ASCII byte in the method (MCP clients send `id` before
+    /// `method`). Declines with [`Compact::Restart`] on anything else.
+    #[inline(never)]
+    fn scan_compact_any_order(&mut self, base: usize, depth: usize, top: &mut ObjSpans) -> Compact {
+        // At the opening quote of a member's name (just after `{` or `,`).
+        let mut at = base + 1;
+        loop {
+            tick(1);
+            if !self.compact_member(at, depth, top) {
+                return declined(Compact::Restart);
+            }
+            match self.bytes.get(self.pos) {
+                Some(b',') => at = self.pos + 1,
+                Some(b'}') => break,
+                _ => return declined(Compact::Restart),
+            }
+        }
+        if !top.get(Field::Jsonrpc).is_present() || !top.get(Field::Method).is_present() {
+            return declined(Compact::Restart); // missing: the general path gives the verdict
+        }
+        self.pos += 1;
+        top.is_object = true;
+        top.compact = true;
+        top.whole = Span {
+            start: base as u32,
+            end: self.pos as u32,
+        };
+        Compact::Done
+    }
+
+    /// One member on the compact path, its name's opening quote at `at` (just
+    /// after `{` or `,`): records it and leaves `pos` past its value; `false` on
+    /// anything the general path must judge (another member, a duplicate, an
+    /// escape, whitespace, an error).
+    #[inline(always)]
+    fn compact_member(&mut self, at: usize, depth: usize, top: &mut ObjSpans) -> bool {
+        let rest = &self.bytes[at..];
+        // The name with its quotes and colon, so `"idx":` is not `"id":`.
+        let (field, value) = match rest.get(1) {
+            Some(b'p') if rest.starts_with(br#""params":"#) => (Field::Params, at + 9),
+            Some(b'i') if rest.starts_with(br#""id":"#) => (Field::Id, at + 5),
+            Some(b'm') if rest.starts_with(br#""method":""#) => (Field::Method, at + 9),
+            Some(b'j') if rest.starts_with(br#""jsonrpc":"2.0""#) => (Field::Jsonrpc, at + 10),
+            _ => return false,
+        };
+        if top.members[field as usize].is_present() {
+            return false; // a duplicate: the general path records it
+        }
+        self.pos = value;
+        match field {
+            Field::Jsonrpc => self.pos += 5, // `"2.0"`, matched with the name
+            Field::Method => {
+                if !self.scan_ascii_string() {
+                    return false; // escapes, non-ASCII or errors
+                }
+            }
+            _ => match self.compact_value(depth) {
+                Some(true) => top.escaped |= 1 << field as u8,
+                Some(false) => {}
+                None => return false,
+            },
+        }
+        top.members[field as usize] = Span {
+            start: value as u32,
+            end: self.pos as u32,
+        };
+        true
+    }
+
+    /// A `params` or `id` value on the compact path, at `pos` (a value of the
+    /// container at `depth`): whether it is a string with escapes, `None` on
+    /// anything the general path must judge.
+    #[inline(always)]
+    fn compact_value(&mut self, depth: usize) -> Option<bool> {
+        let start = self.pos;
+        match self.bytes.get(start) {
+            Some(b'"') => self.scan_string().ok(),
+            // Flat arrays and objects of scalars (most params) without the
+            // general nesting loop; anything else there takes that loop.
+            Some(&open @ (b'[' | b'{')) => {
+                let flat = if open == b'[' {
+                    self.scan_flat::<false>()
+                } else {
+                    self.scan_flat::<true>()
+                };
+                match flat {
+                    Flat::Done => Some(false),
+                    Flat::Decline => None,
+                    Flat::Nested => {
+                        // Rescan the container with the nesting loop (only its
+                        // leading scalars are read twice).
+                        self.pos = start;
+                        self.scan_value(depth + 1).ok().map(|()| false)
+                    }
+                }
+            }
+            _ => self.scan_value(depth + 1).ok().map(|()| false),
         }
     }
 
@@ -476,7 +549,7 @@ impl<'a, 's> Scanner<'a, 's> {
     /// container with the nesting loop), `Decline` on anything else: whitespace or an
     /// error, which the general path rescans and judges. The caller checked the
     /// container's depth is allowed.
-    #[inline]
+    #[inline(always)]
     fn scan_flat<const OBJECT: bool>(&mut self) -> Flat {
         let close = if OBJECT { b'}' } else { b']' };
         self.pos += 1; // the opening bracket

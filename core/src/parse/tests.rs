@@ -349,6 +349,167 @@ fn compact_declines_match_general_path() {
     assert!(n > 10_000);
 }
 
+/// The compact path takes the four request members in any order: on every order of
+/// every subset of them (variants of each value included: `"2.0"` and what is not
+/// quite it, methods it declines, params and ids of every shape), with a duplicate
+/// or another member (`result`, `error`, an escaped or unknown name, whitespace)
+/// at every position, it records the same spans and gives the same verdict as the
+/// general path, alone and as a batch element, at several depth limits; and it
+/// does record the ordinary orders (so the fast path is really taken).
+#[test]
+#[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
+fn compact_path_any_member_order_matches_general_path() {
+    let jsonrpcs = [
+        r#""jsonrpc":"2.0""#,
+        r#""jsonrpc":"2.1""#,
+        r#""jsonrpc":"2.0 ""#,
+        r#""jsonrpc":"2\u002e0""#,
+        r#""jsonrpc":2.0"#,
+        r#""jsonrpc":"2.0"#,
+    ];
+    let methods = [
+        r#""method":"tools/call""#,
+        r#""method":"""#,
+        r#""method":"su\u0062tract""#,
+        r#""method":"héllo""#,
+        r#""method":7"#,
+        r#""method":"a"#,
+    ];
+    let params = [
+        r#""params":{"name":"get_forecast","arguments":{"location":{"city":"Zürich"},"days":3}}"#,
+        r#""params":[42,23]"#,
+        r#""params":{}"#,
+        r#""params":null"#,
+        r#""params":"x""#,
+        r#""params":[1 ]"#,
+        r#""params":{"a":1,}"#,
+    ];
+    let ids = [
+        r#""id":"call-42""#,
+        r#""id":1"#,
+        r#""id":"x\"y""#,
+        r#""id":null"#,
+        r#""id":[1]"#,
+        r#""id":01"#,
+    ];
+    let extras = [
+        r#""result":1"#,
+        r#""error":{"code":1,"message":"m"}"#,
+        r#""x":1"#,
+        r#""\u0069d":2"#,
+        r#""idx":1"#,
+        r#""jsonrpcx":"2.0""#,
+        r#""params" :[]"#,
+        r#" "id":3"#,
+    ];
+    fn permutations(items: &[String]) -> Vec<Vec<String>> {
+        if items.len() <= 1 {
+            return vec![items.to_vec()];
+        }
+        let mut out = Vec::new();
+        for i in 0..items.len() {
+            let mut rest = items.to_vec();
+            let first = rest.remove(i);
+            for mut p in permutations(&rest) {
+                p.insert(0, first.clone());
+                out.push(p);
+            }
+        }
+        out
+    }
+    let check = |members: &[String]| {
+        let msg = format!("{{{}}}", members.join(","));
+        let b = msg.as_bytes();
+        for depth in [1, 2, 3, 128] {
+            assert_eq!(
+                scan_verdict(b, false, depth),
+                scan_verdict(b, true, depth),
+                "{msg} depth {depth}"
+            );
+        }
+        let batch = format!(r#"[{msg},{{"jsonrpc":"2.0","method":"m","id":1}}]"#);
+        let bb = batch.as_bytes();
+        for depth in [2, 128] {
+            assert_eq!(
+                scan_verdict(bb, false, depth),
+                scan_verdict(bb, true, depth),
+                "{batch} depth {depth}"
+            );
+        }
+    };
+    let mut n = 0;
+    // Each member absent or one of a few values (the first value of each, the one
+    // the compact path takes, in every combination with the others).
+    for j in std::iter::once(None).chain(jsonrpcs.iter().map(Some)) {
+        for m in std::iter::once(None).chain(methods.iter().map(Some)) {
+            for (pi, p) in std::iter::once(None)
+                .chain(params.iter().map(Some))
+                .enumerate()
+            {
+                for (ii, i) in std::iter::once(None)
+                    .chain(ids.iter().map(Some))
+                    .enumerate()
+                {
+                    // Keep the product small: odd params with plain ids and the reverse.
+                    if pi > 2 && ii > 2 {
+                        continue;
+                    }
+                    let set: Vec<String> = [j, m, p, i]
+                        .into_iter()
+                        .flatten()
+                        .map(|s| s.to_string())
+                        .collect();
+                    for order in permutations(&set) {
+                        check(&order);
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Duplicates and other members at every position of every order of the four.
+    let four: Vec<String> = [jsonrpcs[0], methods[0], params[0], ids[0]]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let others: Vec<String> = extras
+        .iter()
+        .map(|s| s.to_string())
+        .chain(four.iter().cloned())
+        .chain([
+            jsonrpcs[1].to_string(),
+            methods[2].to_string(),
+            params[1].to_string(),
+            ids[1].to_string(),
+        ])
+        .collect();
+    for order in permutations(&four) {
+        for x in &others {
+            for at in 0..=order.len() {
+                let mut v = order.clone();
+                v.insert(at, x.clone());
+                check(&v);
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 10_000, "{n}");
+    // The fast path is taken on every order of the request members.
+    for order in permutations(&four) {
+        let msg = format!("{{{}}}", order.join(","));
+        let mut stack = vec![0u64; 3];
+        let mut top = super::scan::ObjSpans::default();
+        struct Drop0;
+        impl super::scan::ElemSink for Drop0 {
+            fn clear(&mut self) {}
+            fn push(&mut self, _: super::scan::ObjSpans) {}
+        }
+        let r = super::scan::Scanner::new(msg.as_bytes(), 128, &mut stack)
+            .scan_message(&mut top, &mut Drop0, 10);
+        assert!(r.is_ok() && top.compact, "{msg}");
+    }
+}
+
 /// The allocation-free writer of `data` gives the same bytes as `Display`, and valid JSON.
 #[test]
 fn error_data_writer_matches_display() {

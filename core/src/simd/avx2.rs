@@ -5,7 +5,7 @@ use core::arch::x86_64::{
     _mm256_or_si256, _mm256_set1_epi8,
 };
 
-use super::skip::{Masks, skip_blocks, skip_text_blocks};
+use super::skip::{Masks, count_blocks, skip_blocks, skip_text_blocks};
 use super::text::{Text, TextMasks, text_blocks};
 
 /// Whether this CPU can run [`find_special`] and [`skip_container`] (AVX2, and
@@ -67,6 +67,7 @@ pub(crate) unsafe fn structural_masks64(bytes: &[u8], from: usize) -> Masks {
         m.backslashes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
         m.opens |= bits(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'{' as i8)));
         m.closes |= bits(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8(b'}' as i8)));
+        m.commas |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b',' as i8)));
     }
     m
 }
@@ -105,6 +106,24 @@ pub(crate) unsafe fn skip_container(bytes: &[u8], p: usize) -> usize {
         bytes,
         p,
         // SAFETY: `skip_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is the
+        // caller's guarantee.
+        |b, at| unsafe { structural_masks64(b, at) },
+        // SAFETY: the padded block is 64 bytes long; AVX2 as above.
+        |block| unsafe { structural_masks64(block, 0) },
+    )
+}
+
+/// The number of values left in a validated array or object from `bytes[p]`
+/// ([`count_blocks`] on AVX2 masks).
+///
+/// # Safety
+/// - The CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn count_values(bytes: &[u8], p: usize) -> usize {
+    count_blocks(
+        bytes,
+        p,
+        // SAFETY: `count_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is the
         // caller's guarantee.
         |b, at| unsafe { structural_masks64(b, at) },
         // SAFETY: the padded block is 64 bytes long; AVX2 as above.

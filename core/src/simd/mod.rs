@@ -17,6 +17,6 @@ pub(crate) mod text;
 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
 pub(crate) use runtime::has_avx2;
 pub(crate) use runtime::{
-    HAS_MASK16, find_quote_or_backslash, find_special, mask16, mask16_unchecked, skip_container,
-    skip_text, special_mask64, text,
+    HAS_MASK16, count_values, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
+    skip_container, skip_text, special_mask64, text,
 };

@@ -95,6 +95,18 @@ mod imp {
         }
     }
 
+    /// The number of values left in the validated array or object that
+    /// `bytes[p]` is directly inside of ([`super::super::skip::count_blocks`]).
+    #[inline]
+    pub(crate) fn count_values(bytes: &[u8], p: usize) -> usize {
+        if avx2() {
+            // SAFETY: AVX2 was detected on this CPU by `detect`.
+            unsafe { super::super::avx2::count_values(bytes, p) }
+        } else {
+            super::super::sse2::count_values(bytes, p)
+        }
+    }
+
     /// Whether [`mask16_unchecked`] is a real SIMD step (it is, here).
     pub(crate) const HAS_MASK16: bool = true;
 
@@ -166,6 +178,14 @@ mod imp {
         super::super::skip::skip_container_scalar(bytes, p)
     }
 
+    /// The number of values left in the validated array or object that
+    /// `bytes[p]` is directly inside of, on byte-by-byte masks
+    /// ([`super::super::skip::count_blocks`]).
+    #[inline]
+    pub(crate) fn count_values(bytes: &[u8], p: usize) -> usize {
+        super::super::skip::count_values_scalar(bytes, p)
+    }
+
     /// One past the closing quote of the validated string in which `bytes[p]` is
     /// a backslash, 64 bytes a step on byte-by-byte masks.
     #[inline]
@@ -189,8 +209,8 @@ mod imp {
 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
 pub(crate) use imp::has_avx2;
 pub(crate) use imp::{
-    HAS_MASK16, backend, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
-    skip_container, skip_text, special_mask64, text,
+    HAS_MASK16, backend, count_values, find_quote_or_backslash, find_special, mask16,
+    mask16_unchecked, skip_container, skip_text, special_mask64, text,
 };
 
 #[cfg(test)]

@@ -30,6 +30,8 @@ pub(crate) struct Masks {
     pub opens: u64,
     /// `]` and `}` bytes.
     pub closes: u64,
+    /// `,` bytes (for counting members, [`count_blocks`]).
+    pub commas: u64,
 }
 
 /// The bytes of a 64-byte block that are escaped (the byte after an odd-length
@@ -80,6 +82,7 @@ pub(crate) fn masks_scalar(block: &[u8; 64]) -> Masks {
             b'\\' => m.backslashes |= bit,
             b'[' | b'{' => m.opens |= bit,
             b']' | b'}' => m.closes |= bit,
+            b',' => m.commas |= bit,
             _ => {}
         }
     }
@@ -98,12 +101,14 @@ pub(crate) fn skip_blocks(
     tail_masks: impl Fn(&[u8; 64]) -> Masks,
 ) -> usize {
     debug_assert!(matches!(b.get(p), Some(b'[' | b'{')));
+    // From just after the opening bracket, one level deep: a first block with
+    // fewer closing brackets than that cannot end the value either.
     let mut state = Walk {
-        depth: 0,
+        depth: 1,
         in_string: 0,
         carry: 0,
     };
-    let mut at = p;
+    let mut at = p + 1;
     while b.len() >= 64 && at <= b.len() - 64 {
         tick(1);
         let m = masks(b, at);
@@ -129,6 +134,55 @@ pub(crate) fn skip_blocks(
         }
     }
     b.len()
+}
+
+/// The number of values left in the validated array or object that `p` is
+/// directly inside of, with `b[p]` the first non-whitespace byte after its
+/// opening bracket or after a `,` between its values (`0` if `b[p]` is its
+/// closing bracket): its commas outside strings and nested values after `p`,
+/// plus one. Same walk as [`skip_blocks`], with the comma mask: a block without
+/// an unmasked bracket adds its commas at once (when at the container's own
+/// level); otherwise its brackets and commas are taken in order.
+#[inline(always)]
+pub(crate) fn count_blocks(
+    b: &[u8],
+    p: usize,
+    masks: impl Fn(&[u8], usize) -> Masks,
+    tail_masks: impl Fn(&[u8; 64]) -> Masks,
+) -> usize {
+    if matches!(b.get(p), None | Some(b']' | b'}')) {
+        return 0;
+    }
+    let mut state = Walk {
+        depth: 1,
+        in_string: 0,
+        carry: 0,
+    };
+    let mut n = 1;
+    let mut at = p;
+    while b.len() >= 64 && at <= b.len() - 64 {
+        tick(1);
+        let m = masks(b, at);
+        if state.in_string != 0 {
+            // Inside a string (long text): a block without its closing quote is
+            // all string, skipped on the escape masks alone.
+            let mut carry = state.carry;
+            if m.quotes & !escaped_bytes(m.backslashes, &mut carry) == 0 {
+                state.carry = carry;
+                at += 64;
+                continue;
+            }
+        }
+        if let Some(()) = state.count_block(m, &mut n) {
+            return n;
+        }
+        at += 64;
+    }
+    if at < b.len() {
+        tick(1);
+        state.count_block(tail_masks(&padded_tail(b, at)), &mut n);
+    }
+    n
 }
 
 /// One past the closing quote of the validated string in which `b[p]` is a
@@ -178,6 +232,50 @@ struct Walk {
 }
 
 impl Walk {
+    /// Takes one block of [`count_blocks`]: adds to `n` the commas at depth 1
+    /// (the counted container's own level); `Some` when the container closes in
+    /// this block.
+    #[inline(always)]
+    fn count_block(&mut self, m: Masks, n: &mut usize) -> Option<()> {
+        let quotes = m.quotes & !escaped_bytes(m.backslashes, &mut self.carry);
+        let strings = prefix_xor(quotes) ^ self.in_string;
+        self.in_string = ((strings as i64) >> 63) as u64;
+        let opens = m.opens & !strings;
+        let closes = m.closes & !strings;
+        let commas = m.commas & !strings;
+        if opens | closes == 0 {
+            if self.depth == 1 {
+                *n += commas.count_ones() as usize;
+            }
+            return None;
+        }
+        // The brackets in order; the commas between two of them count at once
+        // when that stretch is at depth 1.
+        let mut brackets = opens | closes;
+        let mut rest = !0u64; // the bits after the last bracket taken
+        while brackets != 0 {
+            tick(1);
+            let bit = brackets & brackets.wrapping_neg();
+            if self.depth == 1 {
+                *n += (commas & rest & (bit - 1)).count_ones() as usize;
+            }
+            if opens & bit != 0 {
+                self.depth += 1;
+            } else {
+                self.depth -= 1;
+                if self.depth == 0 {
+                    return Some(());
+                }
+            }
+            rest = !(bit | (bit - 1));
+            brackets &= brackets - 1;
+        }
+        if self.depth == 1 {
+            *n += (commas & rest).count_ones() as usize;
+        }
+        None
+    }
+
     /// Takes one block; the index in it of the bracket that closes the value, if
     /// it does.
     #[inline(always)]
@@ -235,6 +333,16 @@ fn padded_tail(b: &[u8], at: usize) -> [u8; 64] {
 #[inline]
 pub(crate) fn skip_container_scalar(b: &[u8], p: usize) -> usize {
     skip_blocks(b, p, |b, at| masks_scalar(block_at(b, at)), masks_scalar)
+}
+
+/// [`count_blocks`] with the scalar masks: the scalar build's kernel.
+#[cfg_attr(
+    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    allow(dead_code) // the scalar build's kernel; here only the tests' reference
+)]
+#[inline]
+pub(crate) fn count_values_scalar(b: &[u8], p: usize) -> usize {
+    count_blocks(b, p, |b, at| masks_scalar(block_at(b, at)), masks_scalar)
 }
 
 /// [`skip_text_blocks`] with the scalar masks: the scalar build's kernel.
@@ -351,6 +459,144 @@ mod tests {
                     // SAFETY: AVX2 was just detected on this CPU.
                     let e = unsafe { super::super::avx2::skip_container(&v, start) };
                     assert_eq!(e, end, "avx2 {ctx}");
+                }
+            }
+        }
+    }
+
+    /// A byte walk counting the values left from `p` (the reference for
+    /// [`count_blocks`]): commas at the container's own level, plus one unless
+    /// `b[p]` closes it.
+    fn count_walk(b: &[u8], mut p: usize) -> usize {
+        if matches!(b.get(p), None | Some(b']' | b'}')) {
+            return 0;
+        }
+        let (mut depth, mut n) = (1usize, 1usize);
+        while let Some(&c) = b.get(p) {
+            match c {
+                b'"' => {
+                    p += 1;
+                    while let Some(&d) = b.get(p) {
+                        match d {
+                            b'\\' => p += 1,
+                            b'"' => break,
+                            _ => {}
+                        }
+                        p += 1;
+                    }
+                }
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return n;
+                    }
+                }
+                b',' if depth == 1 => n += 1,
+                _ => {}
+            }
+            p += 1;
+        }
+        n
+    }
+
+    /// Counting the values left in generated arrays and objects (strings with
+    /// commas, brackets, quotes and backslash runs across block boundaries, deep
+    /// and wide nesting, whitespace), from just inside the container and from
+    /// after each of its commas, gives the byte walk's count in every kernel.
+    #[test]
+    fn count_matches_a_byte_walk() {
+        let mut next = crate::test_rng::lcg(0xc0_0a7_u64);
+        let strings: [&[u8]; 10] = [
+            b"\"a long text, [with] {brackets}, commas and \\\"quotes\\\" and \\\\ runs, more than one block of sixty-four bytes long, with \\n escapes, ],},\",",
+            b"\"a\"",
+            b"\",]}\"",
+            b"\"\\\",[\"",
+            b"\"\\\\\"",
+            b"\"\\\\\\\",}\"",
+            b"\"x\\\\\\\\y],\"",
+            b"\"0123456789abcdefghijklmnopqrstuvwxyz{[,,\"",
+            b"\"\"",
+            b"12.5e3",
+        ];
+        let rounds = if cfg!(miri) { 30 } else { 2000 };
+        for _ in 0..rounds {
+            let mut v = vec![b' '; next() % 70];
+            let start = v.len();
+            fn value(
+                next: &mut impl FnMut() -> usize,
+                depth: usize,
+                strings: &[&[u8]],
+                v: &mut Vec<u8>,
+            ) {
+                if depth > 5 || next() % 3 != 0 {
+                    v.extend_from_slice(strings[next() % strings.len()]);
+                    return;
+                }
+                let obj = next() % 2 == 0;
+                v.push(if obj { b'{' } else { b'[' });
+                let n = next() % 7;
+                for i in 0..n {
+                    if i > 0 {
+                        v.push(b',');
+                    }
+                    if next() % 5 == 0 {
+                        v.extend_from_slice(b" \n");
+                    }
+                    if obj {
+                        v.extend_from_slice(b"\"k,]\":");
+                    }
+                    value(next, depth + 1, strings, v);
+                }
+                v.push(if obj { b'}' } else { b']' });
+            }
+            v.push(if next() % 2 == 0 { b'{' } else { b'[' });
+            let n = next() % 12;
+            for i in 0..n {
+                if i > 0 {
+                    v.push(b',');
+                }
+                if next() % 4 == 0 {
+                    v.push(b' ');
+                }
+                value(&mut next, 1, &strings, &mut v);
+            }
+            if next() % 4 == 0 {
+                v.push(b'\t');
+            }
+            v.push(b']');
+            v.extend(std::iter::repeat_n(b'x', next() % 80));
+            // Every start: just inside, and after each comma at the top level.
+            let mut starts = vec![start + 1];
+            let (mut q, mut depth, mut in_str) = (start + 1, 1, false);
+            while depth > 0 {
+                match v[q] {
+                    b'\\' if in_str => q += 1,
+                    b'"' => in_str = !in_str,
+                    b'[' | b'{' if !in_str => depth += 1,
+                    b']' | b'}' if !in_str => depth -= 1,
+                    b',' if !in_str && depth == 1 => starts.push(q + 1),
+                    _ => {}
+                }
+                q += 1;
+            }
+            for &p in &starts {
+                let p = p + v[p..]
+                    .iter()
+                    .take_while(|&&c| c == b' ' || c == b'\t' || c == b'\n')
+                    .count();
+                let want = count_walk(&v, p);
+                let ctx = String::from_utf8_lossy(&v).into_owned();
+                assert_eq!(count_values_scalar(&v, p), want, "scalar {p} {ctx}");
+                assert_eq!(super::super::count_values(&v, p), want, "runtime {p} {ctx}");
+                #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+                {
+                    assert_eq!(super::super::sse2::count_values(&v, p), want, "sse2 {ctx}");
+                    if super::super::avx2::is_available() {
+                        // SAFETY: AVX2 was just detected on this CPU.
+                        let c = unsafe { super::super::avx2::count_values(&v, p) };
+                        assert_eq!(c, want, "avx2 {ctx}");
+                    }
                 }
             }
         }

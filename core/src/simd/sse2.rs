@@ -5,7 +5,7 @@ use core::arch::x86_64::{
     _mm_set1_epi8,
 };
 
-use super::skip::{Masks, skip_blocks, skip_text_blocks};
+use super::skip::{Masks, count_blocks, skip_blocks, skip_text_blocks};
 use super::text::{Text, TextMasks, text_blocks};
 
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
@@ -153,7 +153,7 @@ pub(crate) unsafe fn structural_masks64(bytes: &[u8], from: usize) -> Masks {
         // SAFETY: `from + 16 * k + 16 <= from + 64 <= bytes.len()` (the caller's
         // guarantee), so each unaligned 16-byte load stays inside `bytes`; SSE2 is
         // part of the x86_64 baseline.
-        let [q, b, o, c] = unsafe {
+        let [q, b, o, c, s] = unsafe {
             let v = _mm_loadu_si128(bytes.as_ptr().add(from + 16 * k) as *const __m128i);
             // `[` (0x5b) and `{` (0x7b) differ only in bit 5, as do `]` and `}`;
             // no other byte becomes 0x7b or 0x7d with bit 5 set.
@@ -163,6 +163,7 @@ pub(crate) unsafe fn structural_masks64(bytes: &[u8], from: usize) -> Masks {
                 _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)),
                 _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8)),
                 _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8)),
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b',' as i8)),
             ]
             .map(|x| u64::from(_mm_movemask_epi8(x) as u16))
         };
@@ -170,6 +171,7 @@ pub(crate) unsafe fn structural_masks64(bytes: &[u8], from: usize) -> Masks {
         m.backslashes |= b << (16 * k);
         m.opens |= o << (16 * k);
         m.closes |= c << (16 * k);
+        m.commas |= s << (16 * k);
     }
     m
 }
@@ -182,6 +184,20 @@ pub(crate) fn skip_container(bytes: &[u8], p: usize) -> usize {
         bytes,
         p,
         // SAFETY: `skip_blocks` passes only `at + 64 <= bytes.len()`.
+        |b, at| unsafe { structural_masks64(b, at) },
+        // SAFETY: the padded block is 64 bytes long.
+        |block| unsafe { structural_masks64(block, 0) },
+    )
+}
+
+/// The number of values left in a validated array or object from `bytes[p]`
+/// ([`count_blocks`] on SSE2 masks).
+#[inline]
+pub(crate) fn count_values(bytes: &[u8], p: usize) -> usize {
+    count_blocks(
+        bytes,
+        p,
+        // SAFETY: `count_blocks` passes only `at + 64 <= bytes.len()`.
         |b, at| unsafe { structural_masks64(b, at) },
         // SAFETY: the padded block is 64 bytes long.
         |block| unsafe { structural_masks64(block, 0) },
