@@ -371,14 +371,7 @@ impl<'a, 's> Scanner<'a, 's> {
                 self.pos += 6;
                 Field::Id
             } else if rest.first() == Some(&b'}') {
-                self.pos += 1;
-                top.is_object = true;
-                top.compact = true;
-                top.whole = Span {
-                    start: base as u32,
-                    end: self.pos as u32,
-                };
-                return Compact::Done;
+                return self.compact_done(base, top);
             } else {
                 return declined(Compact::Resume(ObjAt::AfterValue));
             };
@@ -426,6 +419,12 @@ impl<'a, 's> Scanner<'a, 's> {
         if !top.get(Field::Jsonrpc).is_present() || !top.get(Field::Method).is_present() {
             return declined(Compact::Restart); // missing: the general path gives the verdict
         }
+        self.compact_done(base, top)
+    }
+
+    /// The compact path's end, at the `}` of the object opening at `base`.
+    #[inline(always)]
+    fn compact_done(&mut self, base: usize, top: &mut ObjSpans) -> Compact {
         self.pos += 1;
         top.is_object = true;
         top.compact = true;

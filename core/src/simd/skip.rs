@@ -103,12 +103,30 @@ pub(crate) fn skip_blocks(
     debug_assert!(matches!(b.get(p), Some(b'[' | b'{')));
     // From just after the opening bracket, one level deep: a first block with
     // fewer closing brackets than that cannot end the value either.
+    walk_blocks(b, p + 1, masks, tail_masks, |state, m, at| {
+        state.block(m).map(|i| at + i + 1)
+    })
+    .unwrap_or(b.len())
+}
+
+/// The block walk of [`skip_blocks`] and [`count_blocks`], one level inside a
+/// container from `at`: 64 bytes a step (the last partial block padded for
+/// `tail_masks`), blocks wholly inside a long string skipped on the escape masks
+/// alone, every other block given to `block` (with its offset), whose `Some` ends
+/// the walk. `None` when the input ends first.
+#[inline(always)]
+fn walk_blocks<R>(
+    b: &[u8],
+    mut at: usize,
+    masks: impl Fn(&[u8], usize) -> Masks,
+    tail_masks: impl Fn(&[u8; 64]) -> Masks,
+    mut block: impl FnMut(&mut Walk, Masks, usize) -> Option<R>,
+) -> Option<R> {
     let mut state = Walk {
         depth: 1,
         in_string: 0,
         carry: 0,
     };
-    let mut at = p + 1;
     while b.len() >= 64 && at <= b.len() - 64 {
         tick(1);
         let m = masks(b, at);
@@ -122,18 +140,16 @@ pub(crate) fn skip_blocks(
                 continue;
             }
         }
-        if let Some(i) = state.block(m) {
-            return at + i + 1;
+        if let Some(r) = block(&mut state, m, at) {
+            return Some(r);
         }
         at += 64;
     }
     if at < b.len() {
         tick(1);
-        if let Some(i) = state.block(tail_masks(&padded_tail(b, at))) {
-            return at + i + 1;
-        }
+        return block(&mut state, tail_masks(&padded_tail(b, at)), at);
     }
-    b.len()
+    None
 }
 
 /// The number of values left in the validated array or object that `p` is
@@ -153,35 +169,10 @@ pub(crate) fn count_blocks(
     if matches!(b.get(p), None | Some(b']' | b'}')) {
         return 0;
     }
-    let mut state = Walk {
-        depth: 1,
-        in_string: 0,
-        carry: 0,
-    };
     let mut n = 1;
-    let mut at = p;
-    while b.len() >= 64 && at <= b.len() - 64 {
-        tick(1);
-        let m = masks(b, at);
-        if state.in_string != 0 {
-            // Inside a string (long text): a block without its closing quote is
-            // all string, skipped on the escape masks alone.
-            let mut carry = state.carry;
-            if m.quotes & !escaped_bytes(m.backslashes, &mut carry) == 0 {
-                state.carry = carry;
-                at += 64;
-                continue;
-            }
-        }
-        if let Some(()) = state.count_block(m, &mut n) {
-            return n;
-        }
-        at += 64;
-    }
-    if at < b.len() {
-        tick(1);
-        state.count_block(tail_masks(&padded_tail(b, at)), &mut n);
-    }
+    walk_blocks(b, p, masks, tail_masks, |state, m, _| {
+        state.count_block(m, &mut n)
+    });
     n
 }
 
