@@ -949,7 +949,14 @@ impl<'a, 's> Scanner<'a, 's> {
                 // which was below `fast_end`, or below `fast_end` after
                 // whitespace), and `fast_end == b.len() - 64`; `w` is the
                 // window over `b` (built above, reloaded only from `b`).
-                match unsafe { window_member(b, p, fast_end, in_array, &mut w, &mask) } {
+                let step = unsafe {
+                    if in_array {
+                        window_value(b, p, fast_end, &mut w, &mask)
+                    } else {
+                        window_key_value(b, p, fast_end, &mut w, &mask)
+                    }
+                };
+                match step {
                     Step::End(end) => p = end,
                     Step::Open(q) => {
                         p = q;
@@ -963,7 +970,7 @@ impl<'a, 's> Scanner<'a, 's> {
             // container kind, with the kind a constant in each; both leave the
             // loop at the container's closing bracket.
             macro_rules! after {
-                ($array:literal, $close:literal) => {
+                ($array:literal, $close:literal, $member:ident) => {
                     loop {
                         tick(1);
                         if p >= fast_end {
@@ -974,6 +981,34 @@ impl<'a, 's> Scanner<'a, 's> {
                             };
                         }
                         let t = p;
+                        // In an object, `,"` (the usual compact layout) goes
+                        // straight to the key's body: one 16-bit compare.
+                        // SAFETY: `p < fast_end`, so `p + 2 <= b.len()`.
+                        if !$array && unsafe { at2(b, p) } == u16::from_le_bytes(*b",\"") {
+                            let step =
+                                // SAFETY: `p + 2 <= fast_end + 1` and `fast_end + 64
+                                // <= b.len()`, so `p + 2 < b.len() - 62`; `w` is the
+                                // window over `b` (built above, reloaded from `b`).
+                                unsafe { window_key_body_value(b, p + 2, fast_end, &mut w, &mask) };
+                            match step {
+                                Step::End(end) => {
+                                    p = end;
+                                    continue;
+                                }
+                                Step::Open(q) => {
+                                    p = q;
+                                    depth += 1;
+                                    continue 'open;
+                                }
+                                Step::HandOver => {
+                                    return Resume::After {
+                                        p: t,
+                                        depth,
+                                        in_array: $array,
+                                    };
+                                }
+                            }
+                        }
                         // SAFETY: `p < fast_end < b.len()`, checked above.
                         let mut c = unsafe { at(b, p) };
                         if c != b',' && c <= b' ' {
@@ -994,7 +1029,7 @@ impl<'a, 's> Scanner<'a, 's> {
                                 // SAFETY: `p < fast_end` (checked above), so
                                 // `next <= fast_end == b.len() - 64`; `w` is the
                                 // window over `b` (built above, reloaded from `b`).
-                                unsafe { window_member(b, next, fast_end, $array, &mut w, &mask) };
+                                unsafe { $member(b, next, fast_end, &mut w, &mask) };
                             match step {
                                 Step::End(end) => p = end,
                                 Step::Open(q) => {
@@ -1024,9 +1059,9 @@ impl<'a, 's> Scanner<'a, 's> {
             }
             loop {
                 if in_array {
-                    after!(true, b']');
+                    after!(true, b']', window_value);
                 } else {
-                    after!(false, b'}');
+                    after!(false, b'}', window_key_value);
                 }
                 p += 1;
                 depth -= 1;
@@ -1175,7 +1210,7 @@ struct Window {
     specials: u64,
 }
 
-/// What [`window_member`] found.
+/// What [`window_value`] (and the member functions around it) found.
 enum Step {
     /// A scalar value ending at this index.
     End(usize),
@@ -1185,51 +1220,84 @@ enum Step {
     HandOver,
 }
 
-/// One member at `p` (just after the `,` or opening bracket) of the window loop:
-/// `"key":` in an object, then a value; whitespace allowed where JSON allows it.
+/// One object member at `p` (just after the `,` or opening brace) of the window
+/// loop: `"key":`, then a value; whitespace allowed where JSON allows it.
 ///
 /// # Safety
 /// - `p <= fast_end` and `fast_end + 64 <= b.len()`;
 /// - [`Window`]'s invariant holds for `w` and `b`.
 #[inline(always)]
-unsafe fn window_member(
+unsafe fn window_key_value(
     b: &[u8],
     mut p: usize,
     fast_end: usize,
-    in_array: bool,
+    w: &mut Window,
+    mask: &impl Fn(&[u8; 64]) -> u64,
+) -> Step {
+    debug_assert!(p <= fast_end && fast_end + 64 <= b.len());
+    // SAFETY: `p <= fast_end < b.len()`, the caller's guarantee.
+    if unsafe { at(b, p) } != b'"' {
+        p = ws_from(b, p);
+        // SAFETY: `p < fast_end` when the second operand is evaluated.
+        if p >= fast_end || unsafe { at(b, p) } != b'"' {
+            return Step::HandOver;
+        }
+    }
+    // SAFETY: `p + 1 <= fast_end + 1`, and the rest is the caller's guarantee.
+    unsafe { window_key_body_value(b, p + 1, fast_end, w, mask) }
+}
+
+/// The rest of an object member whose key's body starts at `s` (just after its
+/// opening quote): the key's end, `:`, then a value.
+///
+/// # Safety
+/// - `s <= fast_end + 1` and `fast_end + 64 <= b.len()`;
+/// - [`Window`]'s invariant holds for `w` and `b`.
+#[inline(always)]
+unsafe fn window_key_body_value(
+    b: &[u8],
+    s: usize,
+    fast_end: usize,
+    w: &mut Window,
+    mask: &impl Fn(&[u8; 64]) -> u64,
+) -> Step {
+    debug_assert!(s <= fast_end + 1 && fast_end + 64 <= b.len());
+    // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
+    let Some(mut q) = (unsafe { window_string_end(b, s, w, mask) }) else {
+        return Step::HandOver;
+    };
+    if q >= fast_end {
+        return Step::HandOver;
+    }
+    // SAFETY: `q < fast_end`, checked just above.
+    if unsafe { at(b, q) } != b':' {
+        q = ws_from(b, q);
+        // SAFETY: `q < fast_end` when the second operand is evaluated.
+        if q >= fast_end || unsafe { at(b, q) } != b':' {
+            return Step::HandOver;
+        }
+    }
+    // SAFETY: `q + 1 <= fast_end`, and the rest is the caller's guarantee.
+    unsafe { window_value(b, q + 1, fast_end, w, mask) }
+}
+
+/// One value at `p` (just after the `,` or `[` in an array, the `:` in an
+/// object) of the window loop, whitespace before it allowed.
+///
+/// # Safety
+/// - `p <= fast_end` and `fast_end + 64 <= b.len()`;
+/// - [`Window`]'s invariant holds for `w` and `b`.
+#[inline(always)]
+unsafe fn window_value(
+    b: &[u8],
+    mut p: usize,
+    fast_end: usize,
     w: &mut Window,
     mask: &impl Fn(&[u8; 64]) -> u64,
 ) -> Step {
     debug_assert!(p <= fast_end && fast_end + 64 <= b.len());
     // SAFETY: `p <= fast_end < b.len()`, the caller's guarantee.
     let mut c = unsafe { at(b, p) };
-    if !in_array {
-        if c != b'"' {
-            p = ws_from(b, p);
-            // SAFETY: `p < fast_end` when the second operand is evaluated.
-            if p >= fast_end || unsafe { at(b, p) } != b'"' {
-                return Step::HandOver;
-            }
-        }
-        // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
-        let Some(mut q) = (unsafe { window_string_end(b, p + 1, w, mask) }) else {
-            return Step::HandOver;
-        };
-        if q >= fast_end {
-            return Step::HandOver;
-        }
-        // SAFETY: `q < fast_end`, checked just above.
-        if unsafe { at(b, q) } != b':' {
-            q = ws_from(b, q);
-            // SAFETY: `q < fast_end` when the second operand is evaluated.
-            if q >= fast_end || unsafe { at(b, q) } != b':' {
-                return Step::HandOver;
-            }
-        }
-        p = q + 1;
-        // SAFETY: `p = q + 1 <= fast_end < b.len()`.
-        c = unsafe { at(b, p) };
-    }
     if c <= b' ' {
         p = ws_from(b, p);
         if p >= fast_end {
@@ -1381,6 +1449,18 @@ unsafe fn at(b: &[u8], i: usize) -> u8 {
     debug_assert!(i < b.len());
     // SAFETY: `i < b.len()` is the caller's guarantee.
     unsafe { *b.get_unchecked(i) }
+}
+
+/// The two bytes `b[i..i + 2]` as a little-endian `u16`, without a bounds
+/// check, for the window loop.
+///
+/// # Safety
+/// - `i + 2 <= b.len()`.
+#[inline(always)]
+unsafe fn at2(b: &[u8], i: usize) -> u16 {
+    debug_assert!(i + 2 <= b.len());
+    // SAFETY: `i + 2 <= b.len()` is the caller's guarantee; the read is unaligned.
+    u16::from_le_bytes(unsafe { b.as_ptr().add(i).cast::<[u8; 2]>().read_unaligned() })
 }
 
 /// `p`, or past the whitespace starting there.
