@@ -1345,9 +1345,16 @@ unsafe fn window_value(
                 _ => number(b, p),
             }
         }
-        b't' => literal(b, p, b"true"),
-        b'f' => literal(b, p, b"false"),
-        b'n' => literal(b, p, b"null"),
+        // The literals as one 4-byte compare each (`false` from its second
+        // byte); a misspelt or truncated one takes the last arm and hands over.
+        // SAFETY: `p <= fast_end`, so `p + 4 <= b.len()`.
+        b't' if unsafe { at4(b, p) } == u32::from_le_bytes(*b"true") => return Step::End(p + 4),
+        // SAFETY: `p <= fast_end`, so `p + 5 <= b.len()`.
+        b'f' if unsafe { at4(b, p + 1) } == u32::from_le_bytes(*b"alse") => {
+            return Step::End(p + 5);
+        }
+        // SAFETY: `p <= fast_end`, so `p + 4 <= b.len()`.
+        b'n' if unsafe { at4(b, p) } == u32::from_le_bytes(*b"null") => return Step::End(p + 4),
         _ => match value_end(b, p) {
             Ok(Some(end)) => Ok(end),
             _ => return Step::HandOver,
@@ -1461,6 +1468,18 @@ unsafe fn at2(b: &[u8], i: usize) -> u16 {
     debug_assert!(i + 2 <= b.len());
     // SAFETY: `i + 2 <= b.len()` is the caller's guarantee; the read is unaligned.
     u16::from_le_bytes(unsafe { b.as_ptr().add(i).cast::<[u8; 2]>().read_unaligned() })
+}
+
+/// The four bytes `b[i..i + 4]` as a little-endian `u32`, without a bounds
+/// check, for the window loop.
+///
+/// # Safety
+/// - `i + 4 <= b.len()`.
+#[inline(always)]
+unsafe fn at4(b: &[u8], i: usize) -> u32 {
+    debug_assert!(i + 4 <= b.len());
+    // SAFETY: `i + 4 <= b.len()` is the caller's guarantee; the read is unaligned.
+    u32::from_le_bytes(unsafe { b.as_ptr().add(i).cast::<[u8; 4]>().read_unaligned() })
 }
 
 /// `p`, or past the whitespace starting there.
@@ -2009,6 +2028,86 @@ mod window_tests {
             cfg!(miri) || long > rounds / 4,
             "too few long values generated"
         );
+    }
+
+    /// The literals in the window loop: each of `true`, `false` and `null`
+    /// whole, truncated at every length, and with each of a set of bytes
+    /// written over each of its positions or appended to it (`tru `, `nul]`,
+    /// `falsy`, `trux`, `nulll`), as the first and a later array element and as
+    /// an object member's value, at several offsets of a long value: the
+    /// verdict equals the general loop's.
+    #[test]
+    fn window_literals_match_the_general_loop() {
+        let lits: [&[u8]; 3] = [b"true", b"false", b"null"];
+        let subs = [
+            b'x', b'u', b'e', b's', b'l', b'a', b'r', b'n', b't', b'f', b'T', b'U', b' ', b',',
+            b']', b'}', b'"', b'0', 0x00, 0x80,
+        ];
+        let mut variants: Vec<Vec<u8>> = Vec::new();
+        for lit in lits {
+            for k in 0..=lit.len() {
+                variants.push(lit[..k].to_vec());
+            }
+            for i in 0..=lit.len() {
+                for &x in &subs {
+                    let mut v = lit.to_vec();
+                    if i == lit.len() {
+                        v.push(x);
+                    } else {
+                        v[i] = x;
+                    }
+                    variants.push(v);
+                }
+            }
+        }
+        let filler: &[u8] = b"\"0xf6e1d68c6c394a172235d5b854bc1346cbb25d95\",";
+        let every = if cfg!(miri) { 29 } else { 1 };
+        let (mut case, mut ok) = (0, 0);
+        for v in &variants {
+            for form in 0..3 {
+                for lead in 1..=3 {
+                    case += 1;
+                    if case % every != 0 {
+                        continue;
+                    }
+                    let mut w = b"[".to_vec();
+                    for _ in 0..lead {
+                        w.extend_from_slice(filler);
+                    }
+                    w.push(b'"');
+                    w.extend(std::iter::repeat_n(b'a', lead));
+                    w.extend_from_slice(b"\",");
+                    match form {
+                        0 => w.extend_from_slice(v),
+                        1 => {
+                            w.push(b'[');
+                            w.extend_from_slice(v);
+                            w.push(b']');
+                        }
+                        _ => {
+                            w.extend_from_slice(b"{\"k\":");
+                            w.extend_from_slice(v);
+                            w.push(b'}');
+                        }
+                    }
+                    for _ in 0..4 {
+                        w.push(b',');
+                        w.extend_from_slice(&filler[..filler.len() - 1]);
+                    }
+                    w.push(b']');
+                    let want = verdict(&w, 128, true);
+                    ok += usize::from(want == "Ok(())");
+                    assert_eq!(
+                        verdict(&w, 128, false),
+                        want,
+                        "{}",
+                        String::from_utf8_lossy(&w)
+                    );
+                }
+            }
+        }
+        // The whole literals, in every form and at every offset, are valid.
+        assert!(cfg!(miri) || ok >= 27, "too few valid cases: {ok}");
     }
 
     /// Every 64-byte special-mask kernel agrees with the scalar table for every
