@@ -904,8 +904,10 @@ impl<'a, 's> Scanner<'a, 's> {
         let max_depth = self.max_depth;
         let mut p = self.pos;
         let mut depth = base;
-        // Before `fast_end`, at least 64 bytes remain.
-        if b.len() < 64 || p >= b.len() - 64 {
+        // Before `fast_end`, at least 64 bytes remain. The level stack holds
+        // the bits of levels `0..=max_depth` (checked once here; its reads and
+        // writes below go unchecked).
+        if b.len() < 64 || p >= b.len() - 64 || max_depth / 64 >= self.stack.len() {
             return Resume::Open { p, depth };
         }
         let fast_end = b.len() - 64;
@@ -924,7 +926,9 @@ impl<'a, 's> Scanner<'a, 's> {
             let t = p;
             // SAFETY: `p < fast_end < b.len()`, checked above.
             in_array = unsafe { at(b, p) } == b'[';
-            self.set_level(depth, in_array);
+            // SAFETY: `depth <= max_depth` (checked above) and `max_depth / 64 <
+            // stack.len()` (checked at the start).
+            unsafe { self.set_level_unchecked(depth, in_array) };
             p += 1;
             // SAFETY: `p <= fast_end < b.len()`.
             let mut c = unsafe { at(b, p) };
@@ -943,7 +947,10 @@ impl<'a, 's> Scanner<'a, 's> {
                 if depth < base {
                     return Resume::Done(p);
                 }
-                in_array = self.level_is_array(depth);
+                // SAFETY: `depth` is below a level opened (and checked against
+                // `max_depth`) at 'open, and `max_depth / 64 < stack.len()`
+                // (checked at the start).
+                in_array = unsafe { self.level_is_array_unchecked(depth) };
             } else {
                 // SAFETY: `p <= fast_end` here (`p` is one past the bracket,
                 // which was below `fast_end`, or below `fast_end` after
@@ -1068,7 +1075,10 @@ impl<'a, 's> Scanner<'a, 's> {
                 if depth < base {
                     return Resume::Done(p);
                 }
-                in_array = self.level_is_array(depth);
+                // SAFETY: `depth` is below a level opened (and checked against
+                // `max_depth`) at 'open, and `max_depth / 64 < stack.len()`
+                // (checked at the start).
+                in_array = unsafe { self.level_is_array_unchecked(depth) };
             }
         }
     }
@@ -1168,6 +1178,34 @@ impl<'a, 's> Scanner<'a, 's> {
     #[inline]
     fn level_is_array(&self, depth: usize) -> bool {
         self.stack[depth / 64] >> (depth % 64) & 1 == 1
+    }
+
+    /// [`Scanner::set_level`] without the bounds check, for the window loop.
+    ///
+    /// # Safety
+    /// - `depth / 64 < self.stack.len()`.
+    #[inline(always)]
+    unsafe fn set_level_unchecked(&mut self, depth: usize, is_array: bool) {
+        debug_assert!(depth / 64 < self.stack.len());
+        let bit = 1u64 << (depth % 64);
+        // SAFETY: `depth / 64 < stack.len()`, the caller's guarantee.
+        let word = unsafe { self.stack.get_unchecked_mut(depth / 64) };
+        if is_array {
+            *word |= bit;
+        } else {
+            *word &= !bit;
+        }
+    }
+
+    /// [`Scanner::level_is_array`] without the bounds check, for the window loop.
+    ///
+    /// # Safety
+    /// - `depth / 64 < self.stack.len()`.
+    #[inline(always)]
+    unsafe fn level_is_array_unchecked(&self, depth: usize) -> bool {
+        debug_assert!(depth / 64 < self.stack.len());
+        // SAFETY: `depth / 64 < stack.len()`, the caller's guarantee.
+        unsafe { self.stack.get_unchecked(depth / 64) >> (depth % 64) & 1 == 1 }
     }
 }
 
@@ -2028,6 +2066,53 @@ mod window_tests {
             cfg!(miri) || long > rounds / 4,
             "too few long values generated"
         );
+    }
+
+    /// Deep nesting in the window loop (levels past the stack's first and
+    /// second words): arrays and objects mixed by a pattern, closed in order or
+    /// with a bracket of the wrong kind at some level, at several depth limits:
+    /// the verdict equals the general loop's.
+    #[test]
+    fn window_deep_levels_match_the_general_loop() {
+        let (sizes, patterns): (&[usize], &[u32]) = if cfg!(miri) {
+            (&[65, 129], &[0b110])
+        } else {
+            (
+                &[63, 64, 65, 100, 127, 128, 129, 150],
+                &[0b1, 0b10, 0b110, 0b1011],
+            )
+        };
+        for &n in sizes {
+            for &pattern in patterns {
+                let is_array = |i: usize| pattern >> (i % 4) & 1 == 1 || i % 7 == 0;
+                let mut v = Vec::new();
+                for i in 0..n {
+                    v.extend_from_slice(if is_array(i) { b"[1," } else { b"{\"k\":" });
+                }
+                v.extend_from_slice(b"\"0xf6e1d68c6c394a172235d5b854bc1346cbb25d95\"");
+                let close = v.len();
+                for i in (0..n).rev() {
+                    v.push(if is_array(i) { b']' } else { b'}' });
+                }
+                v.extend(std::iter::repeat_n(b' ', 70));
+                for wrong in [None, Some(3), Some(n / 2), Some(n - 1)] {
+                    let mut w = v.clone();
+                    if let Some(k) = wrong {
+                        let i = close + k;
+                        w[i] = if w[i] == b']' { b'}' } else { b']' };
+                    }
+                    for depth in [64, 127, 128, 200] {
+                        assert_eq!(
+                            verdict(&w, depth, false),
+                            verdict(&w, depth, true),
+                            "{depth}: {}",
+                            String::from_utf8_lossy(&w)
+                        );
+                    }
+                }
+                assert_eq!(verdict(&v, 200, false), "Ok(())");
+            }
+        }
     }
 
     /// The literals in the window loop: each of `true`, `false` and `null`
