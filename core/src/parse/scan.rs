@@ -1016,6 +1016,25 @@ impl<'a, 's> Scanner<'a, 's> {
                                 }
                             }
                         }
+                        // In an array, `,"` goes straight to the string's body.
+                        // SAFETY: `p < fast_end`, so `p + 2 <= b.len()`.
+                        if $array && unsafe { at2(b, p) } == u16::from_le_bytes(*b",\"") {
+                            // SAFETY: `w` is the window over `b` (built above,
+                            // reloaded from `b`).
+                            match unsafe { window_string_end(b, p + 2, &mut w, &mask) } {
+                                Some(end) => {
+                                    p = end;
+                                    continue;
+                                }
+                                None => {
+                                    return Resume::After {
+                                        p: t,
+                                        depth,
+                                        in_array: $array,
+                                    };
+                                }
+                            }
+                        }
                         // SAFETY: `p < fast_end < b.len()`, checked above.
                         let mut c = unsafe { at(b, p) };
                         if c != b',' && c <= b' ' {
