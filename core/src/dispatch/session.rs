@@ -417,8 +417,7 @@ fn dispatch<'a, const DEFER: bool>(
             Dispatched::Silent
         }
         Item::Error(e) => {
-            e.write_response_head(out);
-            end_response(out, e.id());
+            e.write_response(out);
             Dispatched::Wrote
         }
     }
