@@ -81,9 +81,8 @@ impl Session {
             out,
             dropped_responses,
         } = self;
-        let mut deferred = Vec::new(); // stays empty: nothing is deferred here
-        let shape = begin::<false>(router, parser, input, out, dropped_responses, &mut deferred);
-        debug_assert!(deferred.is_empty());
+        // Nothing is deferred here: no place for futures at all.
+        let shape = begin::<false>(router, parser, input, out, dropped_responses, &mut NoDefer);
         if shape.finish(out) {
             Some(&self.out)
         } else {
@@ -204,6 +203,29 @@ struct Deferred<'a> {
     outcome: Option<Result<Vec<u8>, Option<RpcError>>>,
 }
 
+/// Where [`begin`] puts the async calls it defers.
+trait DeferTo<'a> {
+    fn defer(&mut self, d: Deferred<'a>);
+}
+
+impl<'a> DeferTo<'a> for Vec<Deferred<'a>> {
+    #[inline]
+    fn defer(&mut self, d: Deferred<'a>) {
+        self.push(d);
+    }
+}
+
+/// [`Session::handle`]'s: without `DEFER`, [`dispatch`] never defers a call.
+struct NoDefer;
+
+impl<'a> DeferTo<'a> for NoDefer {
+    #[inline]
+    fn defer(&mut self, d: Deferred<'a>) {
+        debug_assert!(false, "a call deferred without DEFER");
+        drop(d);
+    }
+}
+
 /// What the sync pass over a message left to finish.
 struct Shape {
     /// A batch: `[` is written, `]` is not yet.
@@ -240,7 +262,7 @@ fn begin<'a, const DEFER: bool>(
     input: &'a [u8],
     out: &mut Vec<u8>,
     dropped: &mut u64,
-    deferred: &mut Vec<Deferred<'a>>,
+    deferred: &mut impl DeferTo<'a>,
 ) -> Shape {
     out.clear();
     if out.capacity() > RETAINED_OUT {
@@ -283,7 +305,7 @@ fn single<'a, const DEFER: bool>(
     item: Item<'a>,
     out: &mut Vec<u8>,
     dropped: &mut u64,
-    deferred: &mut Vec<Deferred<'a>>,
+    deferred: &mut impl DeferTo<'a>,
 ) -> Shape {
     Shape {
         batch: false,
@@ -298,13 +320,13 @@ fn one<'a, const DEFER: bool>(
     item: Item<'a>,
     out: &mut Vec<u8>,
     dropped: &mut u64,
-    deferred: &mut Vec<Deferred<'a>>,
+    deferred: &mut impl DeferTo<'a>,
 ) -> bool {
     match dispatch::<DEFER>(router, item, out, dropped) {
         Dispatched::Wrote => true,
         Dispatched::Silent => false,
         Dispatched::Deferred(d) => {
-            deferred.push(d);
+            deferred.defer(d);
             false
         }
     }
@@ -377,13 +399,17 @@ fn dispatch<'a, const DEFER: bool>(
             };
             let mark = out.len();
             out.extend_from_slice(HEAD);
-            if let Some(future) = call_into::<DEFER>(router, &call, out) {
-                out.truncate(mark);
-                return Dispatched::Deferred(Deferred {
-                    id: Some(r.id()),
-                    future: Some(future),
-                    outcome: None,
-                });
+            let future = call_into::<DEFER>(router, &call, out);
+            // Without `DEFER` there is never a future: the branch is compiled out.
+            if DEFER {
+                if let Some(future) = future {
+                    out.truncate(mark);
+                    return Dispatched::Deferred(Deferred {
+                        id: Some(r.id()),
+                        future: Some(future),
+                        outcome: None,
+                    });
+                }
             }
             end_response(out, r.id());
             Dispatched::Wrote
@@ -398,12 +424,13 @@ fn dispatch<'a, const DEFER: bool>(
             let future = call_into::<DEFER>(router, &call, out);
             out.truncate(mark); // never answered, not even with an error
             match future {
-                Some(future) => Dispatched::Deferred(Deferred {
+                // Without `DEFER` there is never a future: compiled out.
+                Some(future) if DEFER => Dispatched::Deferred(Deferred {
                     id: None,
                     future: Some(future),
                     outcome: None,
                 }),
-                None => Dispatched::Silent,
+                _ => Dispatched::Silent,
             }
         }
         Item::Response(r) => {
@@ -417,8 +444,7 @@ fn dispatch<'a, const DEFER: bool>(
             Dispatched::Silent
         }
         Item::Error(e) => {
-            e.write_response_head(out);
-            end_response(out, e.id());
+            e.write_response(out);
             Dispatched::Wrote
         }
     }

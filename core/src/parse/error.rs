@@ -512,10 +512,60 @@ impl<'a> Error<'a> {
 impl Error<'_> {
     /// Appends this error's response up to its id member:
     /// `{"jsonrpc":"2.0","error":{"code":…,"message":…,"data":{…}}` (the static
-    /// part in one copy, then the offset and limit, if any).
-    #[inline]
+    /// part in one copy, then the offset and limit, if any). The tests' reference
+    /// for [`Error::write_response`].
+    #[cfg(test)]
     pub(crate) fn write_response_head(&self, out: &mut Vec<u8>) {
         self.write_from(out, 0);
+    }
+
+    /// Appends this error's whole response, its id member included:
+    /// [`Error::write_response_head`] then `,"id":…}`. The usual end (no limit, an
+    /// offset below 100 or none, the id `null`: every parse error at the start of
+    /// a message) is one fixed-size copy after the head.
+    #[inline(always)]
+    pub(crate) fn write_response(&self, out: &mut Vec<u8>) {
+        let head = &RESPONSE_HEADS[self.reason.index()];
+        let len = out.len();
+        out.extend_from_slice(&head.bytes);
+        out.truncate(len + head.len);
+        if self.limit.is_none() && self.id.as_bytes() == b"null" {
+            const END: &[u8; 13] = b"}},\"id\":null}";
+            match self.offset {
+                None => return out.extend_from_slice(END),
+                Some(o) if o < 100 => {
+                    // `,"offset":` and one or two digits, then the end, laid out
+                    // in one fixed-size array and cut to length.
+                    let mut tail = *b",\"offset\":00}},\"id\":null}\0\0\0\0\0\0\0";
+                    let n = if o < 10 {
+                        tail[10] = b'0' + o as u8;
+                        11
+                    } else {
+                        tail[10] = b'0' + (o / 10) as u8;
+                        tail[11] = b'0' + (o % 10) as u8;
+                        12
+                    };
+                    tail[n..n + 13].copy_from_slice(END);
+                    let len = out.len();
+                    out.extend_from_slice(&tail);
+                    out.truncate(len + n + 13);
+                    return;
+                }
+                Some(_) => {}
+            }
+        }
+        self.write_response_end(out);
+    }
+
+    /// [`Error::write_response`] after the head, in general.
+    #[inline(never)]
+    fn write_response_end(&self, out: &mut Vec<u8>) {
+        if self.offset.is_some() || self.limit.is_some() {
+            self.write_numbers(out);
+        }
+        out.extend_from_slice(b"}},\"id\":");
+        out.extend_from_slice(self.id.as_bytes());
+        out.push(b'}');
     }
 
     /// Appends the `"error":{…}` member alone (the bytes after

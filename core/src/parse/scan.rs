@@ -108,6 +108,10 @@ enum Compact {
     /// path records them: the general path goes on from there
     /// ([`Scanner::object_declined`]).
     Resume(ObjAt),
+    /// The verdict the general path would give at once: the byte at `pos`, right
+    /// after a member's value, is neither whitespace, `,` nor `}` (or the input
+    /// ends there): [`Scanner::unexpected`].
+    Unexpected,
 }
 
 /// `how`, on a path the compiler is told is cold: the compact path's hot loop
@@ -116,6 +120,19 @@ enum Compact {
 #[inline(never)]
 fn declined(how: Compact) -> Compact {
     how
+}
+
+/// The compact path's end right after a member's value at `p`, when neither
+/// `,"params":`, `,"id":` nor `}` follows: whitespace or another `,` are the
+/// general path's to take ([`ObjAt::AfterValue`]); any other byte, or the end of
+/// the input, is the error the general path gives there (its `member_next`).
+#[cold]
+#[inline(never)]
+fn after_value(b: &[u8], p: usize) -> Compact {
+    match b.get(p) {
+        Some(&c) if c == b',' || is_ws(c) => Compact::Resume(ObjAt::AfterValue),
+        _ => Compact::Unexpected,
+    }
 }
 
 /// Where in an object the general path resumes (see [`Compact::Resume`]).
@@ -232,10 +249,15 @@ impl<'a, 's> Scanner<'a, 's> {
                 } else {
                     self.scan_compact(0, 1, top)
                 };
-                if !matches!(compact, Compact::Done) {
+                match compact {
+                    Compact::Done => {}
+                    Compact::Unexpected => {
+                        top.is_object = true; // as the general path leaves it
+                        return Err(self.unexpected());
+                    }
                     // The general path gives every verdict the compact path
                     // declined, errors included.
-                    self.object_declined(start, 1, top, compact)?;
+                    _ => self.object_declined(start, 1, top, compact)?,
                 }
                 Shape::Object
             }
@@ -334,7 +356,9 @@ impl<'a, 's> Scanner<'a, 's> {
     /// recorded nothing the general path keeps, else [`Compact::Resume`] at the
     /// start of the member value it did not take, or right after the last value it
     /// took (the members before recorded as the general path records them), and the
-    /// general path goes on from there and gives the verdict. Differential tests
+    /// general path goes on from there and gives the verdict; a byte after a
+    /// member's value that no object allows there is the one error it gives itself
+    /// ([`Compact::Unexpected`], the general path's verdict). Differential tests
     /// check both paths record the same spans and give the same verdicts.
     /// `base` is the offset of the object's `{` and `depth` its nesting level.
     fn scan_compact(&mut self, base: usize, depth: usize, top: &mut ObjSpans) -> Compact {
@@ -373,7 +397,7 @@ impl<'a, 's> Scanner<'a, 's> {
             } else if rest.first() == Some(&b'}') {
                 return self.compact_done(base, top);
             } else {
-                return declined(Compact::Resume(ObjAt::AfterValue));
+                return after_value(self.bytes, self.pos);
             };
             let start = self.pos;
             if top.members[field as usize].is_present() {
@@ -634,8 +658,10 @@ impl<'a, 's> Scanner<'a, 's> {
                 } else {
                     Compact::Restart
                 };
-                if !matches!(compact, Compact::Done) {
-                    self.object_declined(start, 2, &mut spans, compact)?;
+                match compact {
+                    Compact::Done => {}
+                    Compact::Unexpected => return Err(self.unexpected()),
+                    _ => self.object_declined(start, 2, &mut spans, compact)?,
                 }
             } else {
                 self.scan_value(2)?;
@@ -694,6 +720,10 @@ impl<'a, 's> Scanner<'a, 's> {
     ) -> Res<()> {
         let at = match how {
             Compact::Done => return Ok(()),
+            Compact::Unexpected => {
+                spans.is_object = true;
+                return Err(self.unexpected());
+            }
             Compact::Restart => {
                 *spans = ObjSpans::default();
                 self.pos = start;

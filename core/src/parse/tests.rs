@@ -541,6 +541,41 @@ fn error_data_writer_matches_display() {
     }
 }
 
+/// The whole error response (its fast fixed-size ends included) is the head, the
+/// closing braces and the id member, for every reason, offsets around the fast
+/// path's bound, limits, and ids other than `null`.
+#[test]
+fn whole_error_responses_match_head_and_id() {
+    let ids: [&[u8]; 5] = [b"null", b"1", br#""x""#, b"nul", br#""null""#];
+    let offsets = (0..=120)
+        .map(Some)
+        .chain([None, Some(999), Some(usize::MAX)]);
+    let offsets: Vec<Option<usize>> = offsets.collect();
+    for &r in Reason::ALL.iter() {
+        for &offset in &offsets {
+            for limit in [None, Some(5), Some(1000)] {
+                for id in ids {
+                    let mut e = Error::new(r, Id::new_validated(id));
+                    e.offset = offset;
+                    e.limit = limit;
+                    let mut want = b"x".to_vec();
+                    e.write_response_head(&mut want);
+                    want.extend_from_slice(b",\"id\":");
+                    want.extend_from_slice(id);
+                    want.push(b'}');
+                    let mut got = b"x".to_vec();
+                    e.write_response(&mut got);
+                    assert_eq!(
+                        String::from_utf8_lossy(&got),
+                        String::from_utf8_lossy(&want),
+                        "{r:?} {offset:?} {limit:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The static response heads (laid out at compile time) give the bytes the
 /// piecewise writer gives, for every reason, with and without offset and limit;
 /// `Reason::index` is `Reason::ALL`'s order.
