@@ -579,8 +579,9 @@ impl Error<'_> {
     fn write_from(&self, out: &mut Vec<u8>, from: usize) {
         let head = &RESPONSE_HEADS[self.reason.index()];
         if from == 0 {
-            // The whole fixed-size array in fixed-size moves (no `memcpy` call for
-            // a length known only at run time), the excess cut off again.
+            // The whole fixed-size array (a copy of constant length, which the
+            // compiler may still make a `memcpy` call for an array this size),
+            // the excess cut off again: no copy of a run-time length.
             let len = out.len();
             out.extend_from_slice(&head.bytes);
             out.truncate(len + head.len);
