@@ -370,13 +370,17 @@ impl<'a> Key<'a> {
     }
 
     /// Whether the name equals `name` after unescaping.
-    #[inline]
+    ///
+    /// Inlined: with `name` a literal, as it usually is, its length and words
+    /// are constants, and a name of at most 16 bytes is told by a length compare
+    /// and two word compares.
+    #[inline(always)]
     pub fn eq_str(&self, name: &str) -> bool {
         let (inner, name) = (self.inner, name.as_bytes());
         if inner.len() == name.len() {
             // Every escape decodes to fewer bytes than it spells, so a name of the
             // same length matches only byte for byte, without escapes.
-            if inner.len() <= 16 {
+            if name.len() <= 16 {
                 // Most member names: word compares, no call.
                 return short_eq_plain(inner, name);
             }
@@ -458,8 +462,9 @@ fn short_eq_plain(a: &[u8], b: &[u8]) -> bool {
     let (a0, a1) = short_words(a);
     let (b0, b1) = short_words(b);
     // Equal words cover every byte (the words of 1 to 3 bytes hold each byte at
-    // least once, zeros elsewhere, which are no backslash).
-    a0 == b0 && a1 == b1 && !word_has_backslash(a0) && !word_has_backslash(a1)
+    // least once, zeros elsewhere, which are no backslash). The backslash test
+    // is on `b`'s words: constants when `b` is a literal.
+    a0 == b0 && a1 == b1 && !word_has_backslash(b0) && !word_has_backslash(b1)
 }
 
 /// Whether `b` holds a backslash: word checks up to 16 bytes, else a search.
