@@ -576,13 +576,23 @@ impl<'a> Iterator for Members<'a> {
         let key = Key {
             inner: &b[ks + 1..ke - 1],
         };
-        if let Some(b'[' | b'{') = b.get(vs) {
-            // Left open: skipped by the next step, if there is one.
+        // One dispatch on the value's first byte.
+        let c = b.get(vs).copied().unwrap_or(0);
+        let ve = if c.is_ascii_digit() {
+            skip_digits_fast(b, vs)
+        } else if c == b'"' {
+            skip_string(b, vs)
+        } else if c | 0x20 == b'{' {
+            // `[` or `{`, left open: skipped by the next step, if there is one.
             self.pos = vs;
             return Some((key, RawValue::open_container(&b[vs..])));
-        }
-        let ve = skip_value_fast(b, vs);
-        self.pos = after_delimiter(b, ve);
+        } else {
+            skip_value(b, vs)
+        };
+        // Past the `,` or the closing `}`: what follows a closing bracket in a
+        // parent (`,`, `]`, `}`, whitespace; an open value's bytes run on) is no
+        // member name, so `next_name` ends there.
+        self.pos = skip_ws(b, ve) + 1;
         Some((key, RawValue::new_validated(&b[vs..ve])))
     }
 
@@ -689,14 +699,23 @@ fn skip_string(b: &[u8], mut p: usize) -> usize {
 #[inline(always)]
 fn skip_value_fast(b: &[u8], p: usize) -> usize {
     if let Some(b'0'..=b'9') = b.get(p) {
-        let mut q = p + 1;
-        while let Some(b'0'..=b'9') = b.get(q) {
-            tick(1);
-            q += 1;
-        }
-        if matches!(b.get(q), Some(b',' | b']' | b'}')) {
-            return q;
-        }
+        return skip_digits_fast(b, p);
+    }
+    skip_value(b, p)
+}
+
+/// [`skip_value`] for a number starting with a digit at `p`: a run of digits
+/// followed by `,`, `]` or `}` inline, anything else by [`skip_value`].
+#[inline(always)]
+fn skip_digits_fast(b: &[u8], p: usize) -> usize {
+    debug_assert!(matches!(b.get(p), Some(b'0'..=b'9')));
+    let mut q = p + 1;
+    while let Some(b'0'..=b'9') = b.get(q) {
+        tick(1);
+        q += 1;
+    }
+    if matches!(b.get(q), Some(b',' | b']' | b'}')) {
+        return q;
     }
     skip_value(b, p)
 }
