@@ -556,7 +556,9 @@ fn tools_call(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcErro
         r#"{"field":"params","reason":"expected {\"name\": string, \"arguments\": object}"}"#;
     let bad = || RpcError::new(INVALID_PARAMS, "Invalid params").with_data_json(SHAPE);
     let p = call.params().filter(|p| p.is_object()).ok_or_else(bad)?;
-    // One walk over the params: the first `name` and `arguments`, then stop.
+    // One walk over the params: the first `name` and `arguments`, then stop
+    // (`arguments`, an object, is handed out before its end is sought: the
+    // count below is the one walk over it).
     let (mut name, mut arguments) = (None, None);
     for (k, v) in p.members() {
         if name.is_none() && k.eq_str("name") {

@@ -40,22 +40,61 @@ pub enum Kind {
 /// assert_eq!(first.as_bytes(), b"1.50"); // untouched
 /// assert_eq!(first.as_f64(), Some(1.5));
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// An array or object met as a member of an object ([`Params::members`],
+/// [`Params::get`], [`RawValue::object_iter`]) is not delimited when it is met:
+/// its end is found only when something needs it, so a handler that looks up a
+/// member and then walks it ([`RawValue::object_iter`], [`RawValue::array_iter`],
+/// their `count`) reads it once, not twice. The bytes of such a value
+/// ([`RawValue::as_bytes`], [`RawValue::as_str`], [`RawValue::parse`], `==`,
+/// hashing, formatting) cost one walk to its end each time they are asked for;
+/// keep the slice if you need them several times.
+///
+/// ```
+/// use switchboard::{Kind, Message, Parser};
+/// let mut p = Parser::new();
+/// let Message::Request(req) = p.parse(br#"{"jsonrpc":"2.0","method":"m","params":{"a":{"x":[1,2],"y":{}},"b":2},"id":1}"#)
+/// else { panic!() };
+/// let a = req.params().unwrap().get("a").unwrap(); // `a`'s end not sought yet
+/// assert_eq!(a.kind(), Kind::Object);
+/// assert_eq!(a.object_iter().unwrap().count(), 2); // the one walk over `a`
+/// assert_eq!(a.as_bytes(), br#"{"x":[1,2],"y":{}}"#); // found when asked for
+/// ```
+#[derive(Clone, Copy)]
 pub struct RawValue<'a> {
+    /// From the value's first byte to its last, or, when `open`, to somewhere
+    /// after its last byte inside the same validated JSON.
     bytes: &'a [u8],
+    /// `bytes` runs past the end of the value (an array or object whose end has
+    /// not been sought).
+    open: bool,
 }
 
 impl<'a> RawValue<'a> {
     /// Wraps bytes that the scanner validated as exactly one JSON value.
     pub(crate) fn new_validated(bytes: &'a [u8]) -> Self {
         debug_assert!(!bytes.is_empty());
-        RawValue { bytes }
+        RawValue { bytes, open: false }
+    }
+
+    /// Wraps validated JSON that starts with an array or object, running past
+    /// its end (the end is sought when the bytes are asked for).
+    #[inline]
+    fn open_container(bytes: &'a [u8]) -> Self {
+        debug_assert!(matches!(bytes.first(), Some(b'[' | b'{')));
+        RawValue { bytes, open: true }
     }
 
     /// The value's exact bytes as received.
     #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
-        self.bytes
+        if self.open { self.close() } else { self.bytes }
+    }
+
+    /// The bytes of an open array or object, up to its closing bracket.
+    #[inline(never)]
+    fn close(&self) -> &'a [u8] {
+        &self.bytes[..skip_nested(self.bytes, 0)]
     }
 
     /// The value's exact text as received (validated JSON is always UTF-8).
@@ -63,7 +102,7 @@ impl<'a> RawValue<'a> {
     pub fn as_str(&self) -> &'a str {
         // Validated JSON is UTF-8: the scanner checks every string byte and all
         // other bytes are ASCII; fall back to "" rather than trusting that blindly.
-        core::str::from_utf8(self.bytes).unwrap_or("")
+        core::str::from_utf8(self.as_bytes()).unwrap_or("")
     }
 
     /// What kind of value this is.
@@ -181,13 +220,28 @@ impl<'a> RawValue<'a> {
         if let Some(members) = self.object_iter() {
             check_unique(members)?;
         }
-        serde_json::from_slice(self.bytes).map_err(ParamsError::mismatch)
+        serde_json::from_slice(self.as_bytes()).map_err(ParamsError::mismatch)
+    }
+}
+
+/// Values are equal when their exact bytes are.
+impl PartialEq for RawValue<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for RawValue<'_> {}
+
+impl core::hash::Hash for RawValue<'_> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
     }
 }
 
 impl fmt::Debug for RawValue<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "RawValue({})", String::from_utf8_lossy(self.bytes))
+        write!(f, "RawValue({})", String::from_utf8_lossy(self.as_bytes()))
     }
 }
 
@@ -215,57 +269,52 @@ impl fmt::Display for RawValue<'_> {
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Params<'a> {
-    raw: RawValue<'a>,
+    /// The exact bytes of the array or object.
+    bytes: &'a [u8],
 }
 
 impl<'a> Params<'a> {
     pub(crate) fn new_validated(bytes: &'a [u8]) -> Self {
         debug_assert!(matches!(bytes.first(), Some(b'[' | b'{')));
-        Params {
-            raw: RawValue::new_validated(bytes),
-        }
+        Params { bytes }
     }
 
     /// The params as a raw value.
     #[inline]
     pub fn raw(&self) -> RawValue<'a> {
-        self.raw
+        RawValue::new_validated(self.bytes)
     }
 
     /// The exact bytes as received.
     #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
-        self.raw.bytes
+        self.bytes
     }
 
     /// The exact text as received.
     #[inline]
     pub fn as_str(&self) -> &'a str {
-        self.raw.as_str()
+        self.raw().as_str()
     }
 
     /// Positional params (`[...]`).
     #[inline]
     pub fn is_array(&self) -> bool {
-        self.raw.bytes[0] == b'['
+        self.bytes[0] == b'['
     }
 
     /// Named params (`{...}`).
     #[inline]
     pub fn is_object(&self) -> bool {
-        self.raw.bytes[0] == b'{'
+        self.bytes[0] == b'{'
     }
 
     /// The positional elements (empty for named params).
     #[inline]
     pub fn iter(&self) -> Elements<'a> {
         Elements {
-            b: self.raw.bytes,
-            pos: if self.is_array() {
-                1
-            } else {
-                self.raw.bytes.len()
-            },
+            b: self.bytes,
+            pos: if self.is_array() { 1 } else { self.bytes.len() },
         }
     }
 
@@ -273,11 +322,11 @@ impl<'a> Params<'a> {
     #[inline]
     pub fn members(&self) -> Members<'a> {
         Members {
-            b: self.raw.bytes,
+            b: self.bytes,
             pos: if self.is_object() {
                 1
             } else {
-                self.raw.bytes.len()
+                self.bytes.len()
             },
         }
     }
@@ -297,13 +346,13 @@ impl<'a> Params<'a> {
     /// Typed extraction through serde; a member name repeated at the top level of
     /// named params is an error ([`ParamsError::is_duplicate`]).
     pub fn parse<T: Deserialize<'a>>(&self) -> Result<T, ParamsError> {
-        self.raw.parse()
+        self.raw().parse()
     }
 }
 
 impl fmt::Debug for Params<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Params({})", String::from_utf8_lossy(self.raw.bytes))
+        write!(f, "Params({})", String::from_utf8_lossy(self.bytes))
     }
 }
 
@@ -321,13 +370,17 @@ impl<'a> Key<'a> {
     }
 
     /// Whether the name equals `name` after unescaping.
-    #[inline]
+    ///
+    /// Inlined: with `name` a literal, as it usually is, its length and words
+    /// are constants, and a name of at most 16 bytes is told by a length compare
+    /// and two word compares.
+    #[inline(always)]
     pub fn eq_str(&self, name: &str) -> bool {
         let (inner, name) = (self.inner, name.as_bytes());
         if inner.len() == name.len() {
             // Every escape decodes to fewer bytes than it spells, so a name of the
             // same length matches only byte for byte, without escapes.
-            if inner.len() <= 16 {
+            if name.len() <= 16 {
                 // Most member names: word compares, no call.
                 return short_eq_plain(inner, name);
             }
@@ -409,8 +462,9 @@ fn short_eq_plain(a: &[u8], b: &[u8]) -> bool {
     let (a0, a1) = short_words(a);
     let (b0, b1) = short_words(b);
     // Equal words cover every byte (the words of 1 to 3 bytes hold each byte at
-    // least once, zeros elsewhere, which are no backslash).
-    a0 == b0 && a1 == b1 && !word_has_backslash(a0) && !word_has_backslash(a1)
+    // least once, zeros elsewhere, which are no backslash). The backslash test
+    // is on `b`'s words: constants when `b` is a literal.
+    a0 == b0 && a1 == b1 && !word_has_backslash(b0) && !word_has_backslash(b1)
 }
 
 /// Whether `b` holds a backslash: word checks up to 16 bytes, else a search.
@@ -444,7 +498,7 @@ impl<'a> Iterator for Elements<'a> {
             }
             Some(_) => {
                 let end = skip_value_fast(self.b, start);
-                self.pos = skip_ws(self.b, end) + 1; // past ',' or ']'
+                self.pos = after_delimiter(self.b, end);
                 Some(RawValue::new_validated(&self.b[start..end]))
             }
         }
@@ -470,10 +524,43 @@ impl<'a> Iterator for Elements<'a> {
 }
 
 /// Iterator over an object's members.
+///
+/// A member whose value is an array or object is handed out before that value
+/// is delimited ([`RawValue`] finds its end when asked for): stopping after it
+/// (`break`, [`Iterator::find`], [`Params::get`]) leaves it unread, and only
+/// the next step past it skips it.
 #[derive(Clone, Debug)]
 pub struct Members<'a> {
     b: &'a [u8],
+    /// Just inside the `{` or after a `,` (whitespace may follow); at the first
+    /// byte of the last member's array or object value when that value has not
+    /// been skipped yet (a position where a member name cannot start); `b.len()`
+    /// when done.
     pos: usize,
+}
+
+impl<'a> Members<'a> {
+    /// The first byte of the next member's name (a `"`), skipping the value left
+    /// open by the previous step first; `None` at the end of the object (and
+    /// the iterator is then done).
+    #[inline(always)]
+    fn next_name(&mut self) -> Option<usize> {
+        let b = self.b;
+        let mut ks = skip_ws(b, self.pos);
+        match b.get(ks) {
+            Some(b'"') => return Some(ks),
+            Some(b'[' | b'{') => {
+                // The previous member's value, handed out open: skip it now.
+                ks = skip_ws(b, after_delimiter(b, skip_nested(b, ks)));
+                if b.get(ks) == Some(&b'"') {
+                    return Some(ks);
+                }
+            }
+            _ => {}
+        }
+        self.pos = b.len();
+        None
+    }
 }
 
 impl<'a> Iterator for Members<'a> {
@@ -481,22 +568,32 @@ impl<'a> Iterator for Members<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let ks = skip_ws(self.b, self.pos);
-        if self.b.get(ks) != Some(&b'"') {
-            self.pos = self.b.len();
-            return None;
-        }
-        let ke = skip_string(self.b, ks);
-        let colon = skip_ws(self.b, ke);
-        let vs = skip_ws(self.b, colon + 1);
-        let ve = skip_value_fast(self.b, vs);
-        self.pos = skip_ws(self.b, ve) + 1;
-        Some((
-            Key {
-                inner: &self.b[ks + 1..ke - 1],
-            },
-            RawValue::new_validated(&self.b[vs..ve]),
-        ))
+        let ks = self.next_name()?;
+        let b = self.b;
+        let ke = skip_string(b, ks);
+        let colon = skip_ws(b, ke);
+        let vs = skip_ws(b, colon + 1);
+        let key = Key {
+            inner: &b[ks + 1..ke - 1],
+        };
+        // One dispatch on the value's first byte.
+        let c = b.get(vs).copied().unwrap_or(0);
+        let ve = if c.is_ascii_digit() {
+            skip_digits_fast(b, vs)
+        } else if c == b'"' {
+            skip_string(b, vs)
+        } else if c | 0x20 == b'{' {
+            // `[` or `{`, left open: skipped by the next step, if there is one.
+            self.pos = vs;
+            return Some((key, RawValue::open_container(&b[vs..])));
+        } else {
+            skip_value(b, vs)
+        };
+        // Past the `,` or the closing `}`: what follows a closing bracket in a
+        // parent (`,`, `]`, `}`, whitespace; an open value's bytes run on) is no
+        // member name, so `next_name` ends there.
+        self.pos = skip_ws(b, ve) + 1;
+        Some((key, RawValue::new_validated(&b[vs..ve])))
     }
 
     /// The number of members left, without delimiting each one: the object's
@@ -513,8 +610,25 @@ impl<'a> Iterator for Members<'a> {
     /// assert_eq!(a.object_iter().unwrap().count(), 2);
     /// ```
     #[inline]
-    fn count(self) -> usize {
-        simd::count_values(self.b, skip_ws(self.b, self.pos))
+    fn count(mut self) -> usize {
+        match self.next_name() {
+            Some(ks) => simd::count_values(self.b, ks),
+            None => 0,
+        }
+    }
+}
+
+/// Where the next value of an array or object starts looking, given `end`, the
+/// end of a value in it: just past the `,` that follows (whitespace skipped), or
+/// `b.len()` (done) at its closing bracket, which may be followed by more JSON
+/// when the container is an open [`RawValue`].
+#[inline(always)]
+fn after_delimiter(b: &[u8], end: usize) -> usize {
+    let d = skip_ws(b, end);
+    if b.get(d) == Some(&b',') {
+        d + 1
+    } else {
+        b.len()
     }
 }
 
@@ -585,14 +699,23 @@ fn skip_string(b: &[u8], mut p: usize) -> usize {
 #[inline(always)]
 fn skip_value_fast(b: &[u8], p: usize) -> usize {
     if let Some(b'0'..=b'9') = b.get(p) {
-        let mut q = p + 1;
-        while let Some(b'0'..=b'9') = b.get(q) {
-            tick(1);
-            q += 1;
-        }
-        if matches!(b.get(q), Some(b',' | b']' | b'}')) {
-            return q;
-        }
+        return skip_digits_fast(b, p);
+    }
+    skip_value(b, p)
+}
+
+/// [`skip_value`] for a number starting with a digit at `p`: a run of digits
+/// followed by `,`, `]` or `}` inline, anything else by [`skip_value`].
+#[inline(always)]
+fn skip_digits_fast(b: &[u8], p: usize) -> usize {
+    debug_assert!(matches!(b.get(p), Some(b'0'..=b'9')));
+    let mut q = p + 1;
+    while let Some(b'0'..=b'9') = b.get(q) {
+        tick(1);
+        q += 1;
+    }
+    if matches!(b.get(q), Some(b',' | b']' | b'}')) {
+        return q;
     }
     skip_value(b, p)
 }
@@ -765,6 +888,89 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Checks `v` against `want` (what serde_json reads from the same text):
+    /// its bytes are exactly one value equal to `want`; its members and elements,
+    /// walked with `count` taken before every step, match `want`'s, recursively.
+    /// Members are checked both ways: read when handed out (still open) and read
+    /// after the iterator moved past them (skipped by then).
+    fn check_walk(v: RawValue<'_>, want: &serde_json::Value) {
+        let text = String::from_utf8_lossy(v.as_bytes()).into_owned();
+        let got: serde_json::Value = serde_json::from_slice(v.as_bytes()).expect(&text);
+        assert_eq!(&got, want, "{text}");
+        assert_eq!(v, RawValue::new_validated(v.as_bytes()), "{text}");
+        if let Some(mut it) = v.object_iter() {
+            let map = want.as_object().expect(&text);
+            let mut seen = Vec::new();
+            loop {
+                assert_eq!(it.clone().count(), map.len() - seen.len(), "{text}");
+                let Some((k, m)) = it.next() else { break };
+                let k = std::str::from_utf8(k.raw()).unwrap().to_owned();
+                check_walk(m, &map[&k]);
+                seen.push((k, m));
+            }
+            assert_eq!(it.next(), None, "{text}");
+            assert_eq!(it.count(), 0, "{text}");
+            for (k, m) in seen {
+                check_walk(m, &map[&k]);
+            }
+        }
+        if let Some(mut it) = v.array_iter() {
+            let list = want.as_array().expect(&text);
+            let mut i = 0;
+            loop {
+                assert_eq!(it.clone().count(), list.len() - i, "{text}");
+                let Some(e) = it.next() else { break };
+                check_walk(e, &list[i]);
+                i += 1;
+            }
+            assert_eq!(i, list.len(), "{text}");
+            assert_eq!(it.next(), None, "{text}");
+            assert_eq!(it.count(), 0, "{text}");
+        }
+    }
+
+    /// Values handed out before they are delimited (arrays and objects met as
+    /// members) read as exactly their own bytes, however deep, wherever they
+    /// sit in their object (first, middle, last), with whitespace, brackets and
+    /// commas in strings, and containers closing right before their parent does;
+    /// members and elements walked inside them stop at their closing bracket.
+    #[test]
+    fn members_left_open_read_exactly() {
+        let docs: [&str; 9] = [
+            r#"{"a":[1,2],"b":[3]}"#,
+            r#"{"a":{"x":1},"b":{"y":[2,[3]]},"c":{}}"#,
+            r#"{ "a" : [ 1 , { "b" : [ ] } ] , "c" : { "d" : { "e" : { } } } }"#,
+            r#"{"a":[],"b":{},"c":[[]],"d":[{}],"e":{"f":[]}}"#,
+            r#"{"s":"a,b]}","o":{"t":"],}{[","u":[","]},"n":-1.5e3,"z":null}"#,
+            r#"{"outer":{"inner":{"deep":[[[1]],{"k":{"k":"v"}}]},"next":[true,false]},"tail":0}"#,
+            r#"{"name":"get_forecast","arguments":{"location":{"city":"Zürich","country":"CH","coordinates":{"lat":47.3769,"lon":8.5417}},"days":3,"units":"metric","include":["hourly","alerts","air_quality"],"options":{"language":"de-CH","cache":true,"maxAgeSeconds":600}},"_meta":{"progressToken":"p-42"}}"#,
+            r#"{"x":{"a":[1,2,3]}}"#,
+            r#"[{"a":[1]},[{"b":{"c":2}}],{"d":{}}]"#,
+        ];
+        for doc in docs {
+            let want: serde_json::Value = serde_json::from_str(doc).unwrap();
+            check_walk(RawValue::new_validated(doc.as_bytes()), &want);
+            let params = super::Params::new_validated(doc.as_bytes());
+            if let Some(map) = want.as_object() {
+                for (k, w) in map {
+                    check_walk(params.get(k).unwrap(), w);
+                }
+            }
+        }
+        // Long values, spanning several 64-byte blocks, open and skipped.
+        let long = format!(
+            r#"{{"a":{{"list":[{}],"text":"{}"}},"b":[{}],"c":{{"d":1}}}}"#,
+            (0..60).map(|i| i.to_string()).collect::<Vec<_>>().join(","),
+            r#"x]},\""#.repeat(40),
+            (0..30)
+                .map(|i| format!(r#"{{"i":{i}}}"#))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+        let want: serde_json::Value = serde_json::from_str(&long).unwrap();
+        check_walk(RawValue::new_validated(long.as_bytes()), &want);
     }
 
     /// Member names compare after unescaping, whatever the lengths.
