@@ -1430,7 +1430,7 @@ unsafe fn window_scalar(b: &[u8], p: usize, c: u8) -> Step {
             Some(q) if matches!(unsafe { at(b, q) }, b',' | b']' | b'}') => Ok(q),
             // SAFETY: `p + 64 <= b.len()` and `q <= p + 8`, as said above.
             Some(q) => unsafe { window_number_tail(b, p, q) },
-            None => number(b, p),
+            None => number_cold(b, p),
         }
     } else if c == b'-' || c == b'0' {
         // `-`, then `0` or up to 8 digits, eight bytes a step as above.
@@ -1443,9 +1443,9 @@ unsafe fn window_scalar(b: &[u8], p: usize, c: u8) -> Step {
             b'1'..=b'9' => match unsafe { digits_end8_unchecked(b, q + 1) } {
                 // SAFETY: as above.
                 Some(r) => unsafe { window_number_tail(b, p, r) },
-                None => number(b, p),
+                None => number_cold(b, p),
             },
-            _ => number(b, p),
+            _ => number_cold(b, p),
         }
     } else {
         // The literals as one 4-byte compare each (`false` from its second
@@ -1459,7 +1459,7 @@ unsafe fn window_scalar(b: &[u8], p: usize, c: u8) -> Step {
         if c == b'f' && tail == u32::from_le_bytes(*b"alse") {
             return Step::End(p + 5);
         }
-        match value_end(b, p) {
+        match value_end_cold(b, p) {
             Ok(Some(end)) => Ok(end),
             _ => return Step::HandOver,
         }
@@ -1487,22 +1487,45 @@ unsafe fn window_number_tail(b: &[u8], start: usize, p: usize) -> Res<usize> {
         if at(b, q) == b'.' {
             match digits_end8_unchecked(b, q + 1) {
                 Some(r) if r > q + 1 => q = r,
-                _ => return number_tail(b, start, p),
+                _ => return number_tail_cold(b, start, p),
             }
         }
         if at(b, q) | 0x20 == b'e' {
             let s = q + 1 + usize::from(matches!(at(b, q + 1), b'+' | b'-'));
             match digits_end8_unchecked(b, s) {
                 Some(r) if r > s => q = r,
-                _ => return number_tail(b, start, p),
+                _ => return number_tail_cold(b, start, p),
             }
         }
         if matches!(at(b, q), b',' | b']' | b'}') {
             Ok(q)
         } else {
-            number_tail(b, start, p)
+            number_tail_cold(b, start, p)
         }
     }
+}
+
+/// [`value_end`], [`number`] and [`number_tail`] out of line, for the window
+/// loop's rare cases (misspelt literals, long digit runs, whitespace after a
+/// number): the loop's inlined copies of [`window_value`] stay small.
+#[cold]
+#[inline(never)]
+fn value_end_cold(b: &[u8], p: usize) -> Res<Option<usize>> {
+    value_end(b, p)
+}
+
+/// [`number`] out of line (see [`value_end_cold`]).
+#[cold]
+#[inline(never)]
+fn number_cold(b: &[u8], start: usize) -> Res<usize> {
+    number(b, start)
+}
+
+/// [`number_tail`] out of line (see [`value_end_cold`]).
+#[cold]
+#[inline(never)]
+fn number_tail_cold(b: &[u8], start: usize, p: usize) -> Res<usize> {
+    number_tail(b, start, p)
 }
 
 /// The end of the string whose body starts at `s`, or `None` if it is not valid:
