@@ -1316,22 +1316,34 @@ enum Step {
 #[inline(always)]
 unsafe fn window_key_value(
     b: &[u8],
-    mut p: usize,
+    p: usize,
     fast_end: usize,
     w: &mut Window,
     mask: &impl Fn(&[u8; 64]) -> u64,
 ) -> Step {
     debug_assert!(p <= fast_end && fast_end + 64 <= b.len());
-    // SAFETY: `p <= fast_end < b.len()`, the caller's guarantee.
-    if unsafe { at(b, p) } != b'"' {
-        p = ws_from(b, p);
-        // SAFETY: `p < fast_end` when the second operand is evaluated.
-        if p >= fast_end || unsafe { at(b, p) } != b'"' {
-            return Step::HandOver;
-        }
-    }
+    // SAFETY: `p <= fast_end`, the caller's guarantee.
+    let Some(p) = (unsafe { window_byte_after_ws(b, p, fast_end, b'"') }) else {
+        return Step::HandOver;
+    };
     // SAFETY: `p + 1 <= fast_end + 1`, and the rest is the caller's guarantee.
     unsafe { window_key_body_value(b, p + 1, fast_end, w, mask) }
+}
+
+/// Where `want` is: at `p`, or after the whitespace from `p`, before `fast_end`;
+/// `None` (hand over) for anything else.
+///
+/// # Safety
+/// - `p <= fast_end < b.len()`.
+#[inline(always)]
+unsafe fn window_byte_after_ws(b: &[u8], p: usize, fast_end: usize, want: u8) -> Option<usize> {
+    // SAFETY: `p <= fast_end < b.len()`, the caller's guarantee.
+    if unsafe { at(b, p) } == want {
+        return Some(p);
+    }
+    let p = ws_from(b, p);
+    // SAFETY: `p < fast_end` when the second operand is evaluated.
+    (p < fast_end && unsafe { at(b, p) } == want).then_some(p)
 }
 
 /// The rest of an object member whose key's body starts at `s` (just after its
@@ -1350,20 +1362,16 @@ unsafe fn window_key_body_value(
 ) -> Step {
     debug_assert!(s <= fast_end + 1 && fast_end + 64 <= b.len());
     // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
-    let Some(mut q) = (unsafe { window_string_end(b, s, w, mask) }) else {
+    let Some(q) = (unsafe { window_string_end(b, s, w, mask) }) else {
         return Step::HandOver;
     };
     if q >= fast_end {
         return Step::HandOver;
     }
     // SAFETY: `q < fast_end`, checked just above.
-    if unsafe { at(b, q) } != b':' {
-        q = ws_from(b, q);
-        // SAFETY: `q < fast_end` when the second operand is evaluated.
-        if q >= fast_end || unsafe { at(b, q) } != b':' {
-            return Step::HandOver;
-        }
-    }
+    let Some(q) = (unsafe { window_byte_after_ws(b, q, fast_end, b':') }) else {
+        return Step::HandOver;
+    };
     // SAFETY: `q + 1 <= fast_end`, and the rest is the caller's guarantee.
     unsafe { window_value(b, q + 1, fast_end, w, mask) }
 }
