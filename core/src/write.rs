@@ -41,11 +41,12 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// `\b \t \n \f \r` or `\u00XX`; every other character, non-ASCII included, is copied
 /// as it is. The output is always a valid JSON string that decodes to `s`.
 ///
-/// Always inlined, with a short path for the common case: an ASCII string up to
+/// Always inlined, with short paths for the common cases: an ASCII string up to
 /// 16 bytes with nothing to escape (keys, enum names, ids, short values) is laid
 /// out between its quotes in a fixed buffer, checked there with one 16-byte SIMD
 /// step (the buffer's padding is spaces, which need nothing) and appended as one
-/// fixed-size copy. Everything else takes a call to [`write_str_escaped_long`].
+/// fixed-size copy; 17 to 32 bytes take two SIMD steps on the string itself. The
+/// rest take a call to [`write_str_escaped_long`].
 #[inline(always)]
 pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
@@ -60,37 +61,36 @@ pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
             extend_prefix(out, &buf, n + 2);
             return;
         }
+    } else if crate::simd::HAS_MASK16
+        && bytes.len() <= 32
+        && crate::simd::mask16(bytes, 0) == Some(0)
+        && crate::simd::mask16(bytes, bytes.len() - 16) == Some(0)
+    {
+        // 17 to 32 bytes of plain ASCII (hex quantities, hashes' halves...): the
+        // first and last 16 bytes (overlapping), between the quotes.
+        let n = bytes.len();
+        let mut buf = [b'"'; 34];
+        buf[1..17].copy_from_slice(&bytes[..16]);
+        buf[n - 15..n + 1].copy_from_slice(&bytes[n - 16..]);
+        extend_prefix(out, &buf, n + 2);
+        return;
     }
     write_str_escaped_long(out, s);
 }
 
-/// [`write_str_escaped`] for the strings its short path does not take. Short
+/// [`write_str_escaped`] for the strings its short paths do not take. Short
 /// ones with something to escape or a non-ASCII byte (or every short one without
-/// SIMD) take two word checks, which let non-ASCII bytes through; 17 to 32 bytes
-/// of plain ASCII two 16-byte SIMD steps (hex quantities, hashes' halves...);
-/// both then a fixed-size copy. The rest `find_special`, which stops at the bytes
-/// to escape, and at non-ASCII ones, which are copied with the run around them.
+/// SIMD) take two word checks, which let non-ASCII bytes through, then a
+/// fixed-size copy. The rest `find_special`, which stops at the bytes to escape,
+/// and at non-ASCII ones, which are copied with the run around them.
 #[inline(never)]
 fn write_str_escaped_long(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     let n = bytes.len();
-    if n <= 16 {
-        if !short_needs_escape::<false>(bytes) {
-            let mut buf = [b'"'; 18];
-            let n = copy_short(&mut buf[1..17], bytes);
-            buf[n + 1] = b'"';
-            extend_prefix(out, &buf, n + 2);
-            return;
-        }
-    } else if n <= 32
-        && crate::simd::HAS_MASK16
-        && crate::simd::mask16(bytes, 0) == Some(0)
-        && crate::simd::mask16(bytes, n - 16) == Some(0)
-    {
-        // The first and last 16 bytes (overlapping), between the quotes.
-        let mut buf = [b'"'; 34];
-        buf[1..17].copy_from_slice(&bytes[..16]);
-        buf[n - 15..n + 1].copy_from_slice(&bytes[n - 16..]);
+    if n <= 16 && !short_needs_escape::<false>(bytes) {
+        let mut buf = [b'"'; 18];
+        let n = copy_short(&mut buf[1..17], bytes);
+        buf[n + 1] = b'"';
         extend_prefix(out, &buf, n + 2);
         return;
     }
@@ -126,7 +126,8 @@ pub(crate) fn write_member_key(out: &mut Vec<u8>, prefix: u8, key: &str) {
         let n = copy_short(&mut buf[2..18], bytes);
         buf[n + 2] = b'"';
         buf[n + 3] = b':';
-        extend_prefix(out, &buf, n + 4);
+        // `n` is a constant here (the key is a literal): a fixed-size copy.
+        out.extend_from_slice(&buf[..n + 4]);
         return;
     }
     let n = bytes.len();
@@ -143,7 +144,7 @@ pub(crate) fn write_member_key(out: &mut Vec<u8>, prefix: u8, key: &str) {
         buf[n - 14..n + 2].copy_from_slice(&bytes[n - 16..]);
         buf[n + 2] = b'"';
         buf[n + 3] = b':';
-        extend_prefix(out, &buf, n + 4);
+        out.extend_from_slice(&buf[..n + 4]);
         return;
     }
     write_member_key_escaped(out, prefix, key);
