@@ -317,34 +317,37 @@ pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
         }
         return;
     }
-    let mut buf = [0u8; 20]; // u64::MAX has 20 digits
-    let start = format_u64(&mut buf, v);
-    put_digits(out, &buf[start..]);
+    write_digits(out, v, false);
 }
 
 /// Appends `v` in decimal, with a leading `-` if negative.
 #[inline]
 pub(crate) fn write_i64(out: &mut Vec<u8>, v: i64) {
-    let mut buf = [0u8; 20];
-    let mut start = format_u64(&mut buf, v.unsigned_abs());
-    if v < 0 {
-        // |i64::MIN| has 19 digits: there is always room for the sign.
-        start -= 1;
-        buf[start] = b'-';
+    if v >= 0 {
+        // The small ones (results, counts) take `write_u64`'s fixed copies.
+        return write_u64(out, v.unsigned_abs());
     }
-    put_digits(out, &buf[start..]);
+    write_digits(out, v.unsigned_abs(), true);
 }
 
-/// Appends the formatted digits.
+/// Appends `-` if `negative`, then the decimal digits of `v`: laid out from the
+/// start of a fixed buffer (their count is known first) and appended as one
+/// fixed-size copy, cut to length (no `memcpy` call for the length that varies).
+#[inline(never)]
+fn write_digits(out: &mut Vec<u8>, v: u64, negative: bool) {
+    // u64::MAX has 20 digits; |i64::MIN| 19, after the sign.
+    let digits = v.checked_ilog10().map_or(1, |l| l as usize + 1);
+    let n = usize::from(negative) + digits;
+    let mut buf = [b'-'; 20];
+    format_u64(&mut buf, n, v);
+    extend_prefix(out, &buf, n);
+}
+
+/// Writes the digits of `v` into `buf`, the last one at `end - 1` (`end` is at
+/// least their count).
 #[inline(always)]
-fn put_digits(out: &mut Vec<u8>, digits: &[u8]) {
-    out.extend_from_slice(digits);
-}
-
-/// Writes the digits of `v` at the end of `buf`; returns where they start.
-#[inline]
-fn format_u64(buf: &mut [u8; 20], mut v: u64) -> usize {
-    let mut i = buf.len();
+fn format_u64(buf: &mut [u8; 20], end: usize, mut v: u64) {
+    let mut i = end;
     while v >= 10_000 {
         let rem = (v % 10_000) as usize;
         v /= 10_000;
@@ -365,7 +368,6 @@ fn format_u64(buf: &mut [u8; 20], mut v: u64) -> usize {
         i -= 1;
         buf[i] = b'0' + v as u8;
     }
-    i
 }
 
 /// A float with no JSON representation (NaN or an infinity) was refused.
@@ -398,12 +400,15 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) -> Result<(), NonFinite> {
         .map_err(|_| NonFinite)
 }
 
-/// Appends `true` or `false`: one fixed 5-byte copy (no `memcpy` call for the
-/// length that depends on `v`), cut back to 4 bytes for `true`.
+/// Appends `true` or `false`: a copy of constant length either way (no `memcpy`
+/// call for a length that depends on `v`).
 #[inline]
 pub(crate) fn write_bool(out: &mut Vec<u8>, v: bool) {
-    let (buf, n) = if v { (b"true ", 4) } else { (b"false", 5) };
-    extend_prefix(out, buf, n);
+    if v {
+        out.extend_from_slice(b"true");
+    } else {
+        out.extend_from_slice(b"false");
+    }
 }
 
 /// Appends `null`.
