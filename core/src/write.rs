@@ -109,13 +109,15 @@ fn write_str_escaped_long(out: &mut Vec<u8>, s: &str) {
 /// Appends a member name: `prefix` first (the object's `{` before its first
 /// member, `,` before the others), then `key` as a JSON string (escaped as by
 /// [`write_str_escaped`]), then `:`. Names up to 32 bytes with nothing to escape
-/// (struct fields) are laid out in a fixed buffer and appended as one fixed-size
-/// copy (up to 16 bytes, and 17 to 32, each its own path, so that the short
-/// names' path stays as short).
+/// (struct fields) are laid out in a fixed buffer and appended as one copy of
+/// their exact length (up to 16 bytes, and 17 to 32, each its own path, so that
+/// the short names' path stays as short).
 ///
 /// Always inlined: its caller is the serializer's struct field, whose name is a
-/// literal once serde's derived code is inlined, so that the checks and the
-/// copies fold to constants; names with something to escape take a call.
+/// literal once serde's derived code is inlined, so that the checks fold away and
+/// the copy has a constant length (fixed-size moves; a name that is not a
+/// constant there would cost a `memcpy` call); names with something to escape
+/// take a call.
 #[inline(always)]
 pub(crate) fn write_member_key(out: &mut Vec<u8>, prefix: u8, key: &str) {
     let bytes = key.as_bytes();
