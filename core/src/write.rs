@@ -12,7 +12,7 @@ use serde_json::ser::Formatter;
 
 mod ser;
 
-pub(crate) use ser::to_vec_into;
+pub(crate) use ser::{Error as SerError, to_vec_into};
 
 /// The byte after the backslash for bytes that must be escaped, `u` for those written
 /// as `\u00XX`, and 0 for bytes copied as they are.
@@ -40,58 +40,96 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// `"` and `\` are escaped with a backslash; control characters (below U+0020) as
 /// `\b \t \n \f \r` or `\u00XX`; every other character, non-ASCII included, is copied
 /// as it is. The output is always a valid JSON string that decodes to `s`.
+///
+/// Always inlined, with short paths for the common cases: an ASCII string up to
+/// 16 bytes with nothing to escape (keys, enum names, ids, short values) is laid
+/// out between its quotes in a fixed buffer, checked there with one 16-byte SIMD
+/// step (the buffer's padding is spaces, which need nothing) and appended as one
+/// fixed-size copy; 17 to 32 bytes take two SIMD steps on the string itself. The
+/// rest take a call to [`write_str_escaped_long`].
+#[inline(always)]
 pub(crate) fn write_str_escaped(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    // Short strings (keys, enum names, ids) are answered with two word checks;
-    // longer ones by `find_special`, which stops at the bytes to escape, and at
-    // non-ASCII ones, which are copied with the run around them.
-    let i = if bytes.len() <= 16 && !short_needs_escape::<false>(bytes) {
-        bytes.len()
-    } else {
-        crate::simd::find_special(bytes, 0)
-    };
-    if i == bytes.len() {
-        // Nothing to escape (the common case): one copy between the quotes.
-        if bytes.len() <= 16 {
-            let mut buf = [b'"'; 18];
-            let n = copy_short(&mut buf[1..17], bytes);
+    if crate::simd::HAS_MASK16 && bytes.len() <= 16 {
+        let mut buf = [b' '; 18];
+        buf[0] = b'"';
+        let n = copy_short(&mut buf[1..17], bytes);
+        // The string's bytes and spaces after them: any bit is one of the string's
+        // (a byte to escape, or a non-ASCII one, which `mask16` flags too).
+        if crate::simd::mask16(&buf, 1) == Some(0) {
             buf[n + 1] = b'"';
             extend_prefix(out, &buf, n + 2);
             return;
         }
-        out.reserve(bytes.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(bytes);
-        out.push(b'"');
+    } else if crate::simd::HAS_MASK16
+        && bytes.len() <= 32
+        && crate::simd::mask16(bytes, 0) == Some(0)
+        && crate::simd::mask16(bytes, bytes.len() - 16) == Some(0)
+    {
+        // 17 to 32 bytes of plain ASCII (hex quantities, hashes' halves...): the
+        // first and last 16 bytes (overlapping), between the quotes.
+        let n = bytes.len();
+        let mut buf = [b'"'; 34];
+        buf[1..17].copy_from_slice(&bytes[..16]);
+        buf[n - 15..n + 1].copy_from_slice(&bytes[n - 16..]);
+        extend_prefix(out, &buf, n + 2);
         return;
     }
-    out.reserve(bytes.len() + 2);
+    write_str_escaped_long(out, s);
+}
+
+/// [`write_str_escaped`] for the strings its short paths do not take. Short
+/// ones with something to escape or a non-ASCII byte (or every short one without
+/// SIMD) take two word checks, which let non-ASCII bytes through, then a
+/// fixed-size copy. The rest `find_special`, which stops at the bytes to escape,
+/// and at non-ASCII ones, which are copied with the run around them.
+#[inline(never)]
+fn write_str_escaped_long(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    let n = bytes.len();
+    if n <= 16 && !short_needs_escape::<false>(bytes) {
+        let mut buf = [b'"'; 18];
+        let n = copy_short(&mut buf[1..17], bytes);
+        buf[n + 1] = b'"';
+        extend_prefix(out, &buf, n + 2);
+        return;
+    }
+    let i = crate::simd::find_special(bytes, 0);
+    out.reserve(n + 2);
     out.push(b'"');
-    escape_from(out, bytes, i);
+    if i == n {
+        // Nothing to escape: one copy between the quotes.
+        out.extend_from_slice(bytes);
+    } else {
+        escape_from(out, bytes, i);
+    }
     out.push(b'"');
 }
 
-/// Appends a member name: `,` first when `comma`, then `key` as a JSON string
-/// (escaped as by [`write_str_escaped`]), then `:`. Names up to 32 bytes with
-/// nothing to escape (struct fields) are laid out in a fixed buffer and appended
-/// as one fixed-size copy (up to 16 bytes, and 17 to 32, each its own path, so
-/// that the short names' path stays as short).
+/// Appends a member name: `prefix` first (the object's `{` before its first
+/// member, `,` before the others), then `key` as a JSON string (escaped as by
+/// [`write_str_escaped`]), then `:`. Names up to 32 bytes with nothing to escape
+/// (struct fields) are laid out in a fixed buffer and appended as one copy of
+/// their exact length (up to 16 bytes, and 17 to 32, each its own path, so that
+/// the short names' path stays as short).
 ///
 /// Always inlined: its caller is the serializer's struct field, whose name is a
-/// literal once serde's derived code is inlined, so that the checks and the
-/// copies fold to constants; names with something to escape take a call.
+/// literal once serde's derived code is inlined, so that the checks fold away and
+/// the copy has a constant length (fixed-size moves; a name that is not a
+/// constant there would cost a `memcpy` call); names with something to escape
+/// take a call.
 #[inline(always)]
-pub(crate) fn write_member_key(out: &mut Vec<u8>, comma: bool, key: &str) {
+pub(crate) fn write_member_key(out: &mut Vec<u8>, prefix: u8, key: &str) {
     let bytes = key.as_bytes();
     if bytes.len() <= 16 && !short_needs_escape::<false>(bytes) {
         let mut buf = [b','; 20];
-        let mut at = usize::from(comma);
-        buf[at] = b'"';
-        at += 1;
-        at += copy_short(&mut buf[at..at + 16], bytes);
-        buf[at] = b'"';
-        buf[at + 1] = b':';
-        extend_prefix(out, &buf, at + 2);
+        buf[0] = prefix;
+        buf[1] = b'"';
+        let n = copy_short(&mut buf[2..18], bytes);
+        buf[n + 2] = b'"';
+        buf[n + 3] = b':';
+        // `n` is a constant here (the key is a literal): a fixed-size copy.
+        out.extend_from_slice(&buf[..n + 4]);
         return;
     }
     let n = bytes.len();
@@ -102,28 +140,24 @@ pub(crate) fn write_member_key(out: &mut Vec<u8>, comma: bool, key: &str) {
         // 17 to 32 bytes (`structuredContent`, `protocolVersion`...): the first
         // and last 16 (overlapping), checked and copied the same way.
         let mut buf = [b','; 36];
-        let mut at = usize::from(comma);
-        buf[at] = b'"';
-        at += 1;
-        buf[at..at + 16].copy_from_slice(&bytes[..16]);
-        buf[at + n - 16..at + n].copy_from_slice(&bytes[n - 16..]);
-        at += n;
-        buf[at] = b'"';
-        buf[at + 1] = b':';
-        extend_prefix(out, &buf, at + 2);
+        buf[0] = prefix;
+        buf[1] = b'"';
+        buf[2..18].copy_from_slice(&bytes[..16]);
+        buf[n - 14..n + 2].copy_from_slice(&bytes[n - 16..]);
+        buf[n + 2] = b'"';
+        buf[n + 3] = b':';
+        out.extend_from_slice(&buf[..n + 4]);
         return;
     }
-    write_member_key_escaped(out, comma, key);
+    write_member_key_escaped(out, prefix, key);
 }
 
 /// [`write_member_key`] for names longer than 32 bytes or with something to
 /// escape.
 #[inline(never)]
-fn write_member_key_escaped(out: &mut Vec<u8>, comma: bool, key: &str) {
-    if comma {
-        out.push(b',');
-    }
-    write_str_escaped(out, key);
+fn write_member_key_escaped(out: &mut Vec<u8>, prefix: u8, key: &str) {
+    out.push(prefix);
+    write_str_escaped_long(out, key);
     out.push(b':');
 }
 
@@ -131,7 +165,7 @@ fn write_member_key_escaped(out: &mut Vec<u8>, comma: bool, key: &str) {
 /// with fixed-size moves (two overlapping words, or single bytes for fewer than
 /// four), not a call to `memcpy`; returns `src.len()`.
 #[inline(always)]
-fn copy_short(dst: &mut [u8], src: &[u8]) -> usize {
+pub(crate) fn copy_short(dst: &mut [u8], src: &[u8]) -> usize {
     let n = src.len();
     debug_assert!(n <= 16 && n <= dst.len());
     if n >= 8 {
@@ -151,7 +185,7 @@ fn copy_short(dst: &mut [u8], src: &[u8]) -> usize {
 /// Appends the first `n` bytes of the small fixed-size `buf`: the whole array is
 /// copied (a few fixed-size moves, no `memcpy` call) and the excess cut off again.
 #[inline(always)]
-fn extend_prefix<const N: usize>(out: &mut Vec<u8>, buf: &[u8; N], n: usize) {
+pub(crate) fn extend_prefix<const N: usize>(out: &mut Vec<u8>, buf: &[u8; N], n: usize) {
     debug_assert!(n <= N);
     let len = out.len();
     out.extend_from_slice(buf);
@@ -285,34 +319,37 @@ pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
         }
         return;
     }
-    let mut buf = [0u8; 20]; // u64::MAX has 20 digits
-    let start = format_u64(&mut buf, v);
-    put_digits(out, &buf[start..]);
+    write_digits(out, v, false);
 }
 
 /// Appends `v` in decimal, with a leading `-` if negative.
 #[inline]
 pub(crate) fn write_i64(out: &mut Vec<u8>, v: i64) {
-    let mut buf = [0u8; 20];
-    let mut start = format_u64(&mut buf, v.unsigned_abs());
-    if v < 0 {
-        // |i64::MIN| has 19 digits: there is always room for the sign.
-        start -= 1;
-        buf[start] = b'-';
+    if v >= 0 {
+        // The small ones (results, counts) take `write_u64`'s fixed copies.
+        return write_u64(out, v.unsigned_abs());
     }
-    put_digits(out, &buf[start..]);
+    write_digits(out, v.unsigned_abs(), true);
 }
 
-/// Appends the formatted digits.
+/// Appends `-` if `negative`, then the decimal digits of `v`: laid out from the
+/// start of a fixed buffer (their count is known first) and appended as one
+/// fixed-size copy, cut to length (no `memcpy` call for the length that varies).
+#[inline(never)]
+fn write_digits(out: &mut Vec<u8>, v: u64, negative: bool) {
+    // u64::MAX has 20 digits; |i64::MIN| 19, after the sign.
+    let digits = v.checked_ilog10().map_or(1, |l| l as usize + 1);
+    let n = usize::from(negative) + digits;
+    let mut buf = [b'-'; 20];
+    format_u64(&mut buf, n, v);
+    extend_prefix(out, &buf, n);
+}
+
+/// Writes the digits of `v` into `buf`, the last one at `end - 1` (`end` is at
+/// least their count).
 #[inline(always)]
-fn put_digits(out: &mut Vec<u8>, digits: &[u8]) {
-    out.extend_from_slice(digits);
-}
-
-/// Writes the digits of `v` at the end of `buf`; returns where they start.
-#[inline]
-fn format_u64(buf: &mut [u8; 20], mut v: u64) -> usize {
-    let mut i = buf.len();
+fn format_u64(buf: &mut [u8; 20], end: usize, mut v: u64) {
+    let mut i = end;
     while v >= 10_000 {
         let rem = (v % 10_000) as usize;
         v /= 10_000;
@@ -333,7 +370,6 @@ fn format_u64(buf: &mut [u8; 20], mut v: u64) -> usize {
         i -= 1;
         buf[i] = b'0' + v as u8;
     }
-    i
 }
 
 /// A float with no JSON representation (NaN or an infinity) was refused.
@@ -366,10 +402,15 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) -> Result<(), NonFinite> {
         .map_err(|_| NonFinite)
 }
 
-/// Appends `true` or `false`.
+/// Appends `true` or `false`: a copy of constant length either way (no `memcpy`
+/// call for a length that depends on `v`).
 #[inline]
 pub(crate) fn write_bool(out: &mut Vec<u8>, v: bool) {
-    out.extend_from_slice(if v { b"true" } else { b"false" });
+    if v {
+        out.extend_from_slice(b"true");
+    } else {
+        out.extend_from_slice(b"false");
+    }
 }
 
 /// Appends `null`.
@@ -458,8 +499,8 @@ mod tests {
             for key in keys {
                 for comma in [false, true] {
                     let mut out = b"{\"x\":1".to_vec();
-                    out.truncate(if comma { 6 } else { 1 });
-                    super::write_member_key(&mut out, comma, &key);
+                    out.truncate(if comma { 6 } else { 0 });
+                    super::write_member_key(&mut out, if comma { b',' } else { b'{' }, &key);
                     let want = format!(
                         "{}{}:",
                         if comma { "{\"x\":1," } else { "{" },
@@ -494,6 +535,35 @@ mod tests {
                 assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
                 let s = format!("{}{}", "x".repeat(len - 1), char::from(b));
                 assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
+            }
+        }
+    }
+
+    /// Strings of every length up to 40 bytes (the inline 16-byte SIMD check and
+    /// its spaces, the word checks, the two 16-byte steps up to 32, the general
+    /// path beyond), each byte value at every position (controls, `"`, `\\`,
+    /// DEL, and non-ASCII characters of two to four bytes), are written as
+    /// serde_json writes them, after what the vector already holds.
+    #[test]
+    #[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
+    fn strings_of_every_length() {
+        let mut specials: Vec<String> = (0u8..0x80).map(|b| char::from(b).to_string()).collect();
+        specials.extend(["é", "€", "😀", "\u{2028}"].map(String::from));
+        for len in 0usize..=40 {
+            let plain: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+            let mut all = vec![plain.clone()];
+            for special in &specials {
+                for pos in 0..len {
+                    let mut s = plain.clone();
+                    s.replace_range(pos..pos + 1, special);
+                    all.push(s);
+                }
+            }
+            for s in all {
+                let mut out = b"[1,".to_vec();
+                write_str_escaped(&mut out, &s);
+                let want = format!("[1,{}", serde_json::to_string(&s).unwrap());
+                assert_eq!(String::from_utf8(out).unwrap(), want, "{s:?}");
             }
         }
     }

@@ -190,7 +190,7 @@ impl ResultWriter<'_> {
     #[inline]
     fn begin(&mut self) -> Result<(), RpcError> {
         if self.written {
-            return Err(RpcError::internal("the handler wrote two results"));
+            return Err(two_results());
         }
         self.written = true;
         Ok(())
@@ -271,12 +271,29 @@ impl ResultWriter<'_> {
     }
 
     /// Writes any `Serialize` value as JSON.
+    #[inline]
     pub fn serialize<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), RpcError> {
         self.begin()?;
         let start = self.out.len();
-        write::to_vec_into(self.out, v).map_err(|e| {
-            self.out.truncate(start);
-            RpcError::internal(format_args!("the result could not be serialized: {e}"))
-        })
+        match write::to_vec_into(self.out, v) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(serialize_failed(self.out, start, e)),
+        }
     }
+}
+
+/// The error for a second result (out of line, as every error path here).
+#[cold]
+#[inline(never)]
+fn two_results() -> RpcError {
+    RpcError::internal("the handler wrote two results")
+}
+
+/// Why [`ResultWriter::serialize`] failed, once what it appended since `start` is
+/// taken back (out of line: the error path stays out of every caller's frame).
+#[cold]
+#[inline(never)]
+fn serialize_failed(out: &mut Vec<u8>, start: usize, e: write::SerError) -> RpcError {
+    out.truncate(start);
+    RpcError::internal(format_args!("the result could not be serialized: {e}"))
 }

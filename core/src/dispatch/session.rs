@@ -8,6 +8,7 @@ use super::async_call::{AsyncResult, block_on};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::router::{Handler, Router};
 use crate::parse::{Error, Id, Item, Message, Parser, Reason};
+use crate::write;
 
 /// Handles messages against a shared [`Router`], writing each response into a
 /// buffer it reuses: after warm-up, a message costs no heap allocation in the core
@@ -157,7 +158,7 @@ impl Session {
                 let start = out.len();
                 let outcome = match outcome {
                     Ok(result) => {
-                        out.extend_from_slice(b"\"result\":");
+                        out.extend_from_slice(RESULT);
                         out.extend_from_slice(&result);
                         Ok(())
                     }
@@ -188,6 +189,12 @@ impl Session {
 }
 
 const HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",";
+
+/// The name of a result member.
+const RESULT: &[u8] = b"\"result\":";
+
+/// [`HEAD`] and [`RESULT`].
+const HEAD_RESULT: &[u8] = b"{\"jsonrpc\":\"2.0\",\"result\":";
 
 /// The response buffer capacity a session keeps between messages (larger ones are
 /// given back at the next message).
@@ -398,8 +405,11 @@ fn dispatch<'a, const DEFER: bool>(
                 params: r.params(),
             };
             let mark = out.len();
-            out.extend_from_slice(HEAD);
-            let future = call_into::<DEFER>(router, &call, out);
+            // The head and the result's name in one copy; `call_into` replaces
+            // the name with the error member if there is no result.
+            out.extend_from_slice(HEAD_RESULT);
+            let start = out.len() - RESULT.len();
+            let future = call_into::<DEFER>(router, &call, out, start);
             // Without `DEFER` there is never a future: the branch is compiled out.
             if DEFER {
                 if let Some(future) = future {
@@ -421,7 +431,7 @@ fn dispatch<'a, const DEFER: bool>(
                 params: n.params(),
             };
             let mark = out.len();
-            let future = call_into::<DEFER>(router, &call, out);
+            let future = call_into::<DEFER>(router, &call, out, mark);
             out.truncate(mark); // never answered, not even with an error
             match future {
                 // Without `DEFER` there is never a future: compiled out.
@@ -450,30 +460,49 @@ fn dispatch<'a, const DEFER: bool>(
     }
 }
 
+/// Appends `,"id":`, the id's bytes and `}`: one fixed-size copy for ids up to
+/// 16 bytes (numbers, short strings), no `memcpy` call; longer ones take a call.
+#[inline(always)]
 fn end_response(out: &mut Vec<u8>, id: Id<'_>) {
+    let id = id.as_bytes();
+    if id.len() <= 16 {
+        let mut buf = [b'}'; 23];
+        buf[..6].copy_from_slice(b",\"id\":");
+        let n = write::copy_short(&mut buf[6..22], id);
+        write::extend_prefix(out, &buf, n + 7);
+        return;
+    }
+    end_response_long(out, id);
+}
+
+/// [`end_response`] for ids longer than 16 bytes.
+#[inline(never)]
+fn end_response_long(out: &mut Vec<u8>, id: &[u8]) {
     out.extend_from_slice(b",\"id\":");
-    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(id);
     out.push(b'}');
 }
 
-/// Looks the method up and runs its handler, appending `"result":…` or `"error":…`.
-/// With `DEFER`, an async handler's future is returned instead (nothing appended);
-/// without, it is driven to completion here.
+/// Looks the method up and runs its handler, appending the result's value after
+/// `out[start..]` (`"result":`, written by the caller: for a notification, whose
+/// answer is discarded, nothing) or replacing `out[start..]` with `"error":…`.
+/// With `DEFER`, an async handler's future is returned instead (`out` cut back to
+/// `start`); without, it is driven to completion here.
 fn call_into<const DEFER: bool>(
     router: &Router,
     call: &Call<'_>,
     out: &mut Vec<u8>,
+    start: usize,
 ) -> Option<AsyncResult> {
-    let start = out.len();
     let entry = call
         .method
         .lookup_key()
         .and_then(|name| router.lookup(name));
     let Some(entry) = entry else {
+        out.truncate(start);
         Error::new(Reason::UnknownMethod, Id::NULL).write_member(out);
         return None;
     };
-    out.extend_from_slice(b"\"result\":");
     let outcome = match &entry.handler {
         Handler::Call(f) => {
             let result = catch_unwind(AssertUnwindSafe(|| {
@@ -548,6 +577,62 @@ fn write_failure(out: &mut Vec<u8>, start: usize, outcome: Result<(), Option<Rpc
             // Replace the member's end with the static data object (no allocation).
             out.pop();
             out.extend_from_slice(b",\"data\":{\"reason\":\"the handler panicked\"}}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn router() -> Arc<Router> {
+        Router::builder()
+            .method("ok", |_, out| out.str("fine"))
+            .method("none", |_, _| Ok(()))
+            .method("fails", |_, _| Err(RpcError::new(7, "no")))
+            .notification("note", |_| {})
+            .build()
+            .unwrap()
+    }
+
+    /// Every kind of answer (a result, none written, a notification handler's
+    /// `null`, the handler's error, an unknown method: the head written with the
+    /// result's name, then cut back to the error member) ends with the id echoed byte for byte, for ids of every
+    /// length around the 16-byte fixed copy, alone and in batches.
+    #[test]
+    fn responses_echo_ids_of_every_length() {
+        let mut ids = vec![r#""a\"b\\c\u00e9""#.to_owned(), "-1.5e3".to_owned()];
+        for len in 1..=40 {
+            ids.push("9".repeat(len));
+            ids.push(format!("\"{}\"", "x".repeat(len - 1)));
+            ids.push(format!("\"{}\"", "é".repeat(len)));
+        }
+        let answers = [
+            ("ok", r#""result":"fine""#),
+            ("none", r#""result":null"#),
+            ("fails", r#""error":{"code":7,"message":"no"}"#),
+            (
+                "nope",
+                r#""error":{"code":-32601,"message":"Method not found","data":{"field":"method","reason":"is not registered"}}"#,
+            ),
+            ("note", r#""result":null"#),
+        ];
+        let mut s = Session::new(router());
+        let text = |r: Option<&[u8]>| r.map(|r| String::from_utf8(r.to_vec()).unwrap());
+        for id in &ids {
+            for (method, member) in answers {
+                let req = format!(r#"{{"jsonrpc":"2.0","method":"{method}","id":{id}}}"#);
+                let want = format!(r#"{{"jsonrpc":"2.0",{member},"id":{id}}}"#);
+                assert_eq!(text(s.handle(req.as_bytes())), Some(want.clone()), "{req}");
+                let note = format!(r#"{{"jsonrpc":"2.0","method":"{method}"}}"#);
+                let batch = format!("[{req},{note},{req}]");
+                assert_eq!(
+                    text(s.handle(batch.as_bytes())),
+                    Some(format!("[{want},{want}]")),
+                    "{batch}"
+                );
+                assert_eq!(text(s.handle(note.as_bytes())), None, "{note}");
+            }
         }
     }
 }

@@ -148,7 +148,9 @@ fn write_display_escaped<T: fmt::Display + ?Sized>(out: &mut Vec<u8>, value: &T)
 struct Json<'a>(&'a mut Vec<u8>);
 
 /// Where a compound (array or object) stands: closed already (announced empty),
-/// before its first element, or after one.
+/// before its first element, or after one. A struct's `{` is not written when it
+/// opens but with its first member's name (one copy for both): `First` is a
+/// struct before anything of it is written.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
     Empty,
@@ -164,6 +166,35 @@ struct Compound<'a> {
 }
 
 impl<'a> Compound<'a> {
+    /// A struct (or a struct variant's content): `{}` at once if announced empty,
+    /// else nothing yet (the `{` comes with the first member, [`Compound::field`]).
+    #[inline]
+    fn open_struct(out: &'a mut Vec<u8>, len: usize) -> Self {
+        let state = if len == 0 {
+            out.extend_from_slice(b"{}");
+            State::Empty
+        } else {
+            State::First
+        };
+        Compound {
+            out,
+            state,
+            raw: false,
+        }
+    }
+
+    /// Closes a struct opened by [`Compound::open_struct`]: `}`, or `{}` when no
+    /// member was written (nothing of it is written yet), or nothing when it was
+    /// closed at once.
+    #[inline]
+    fn close_struct(&mut self) {
+        match self.state {
+            State::Empty => {}
+            State::First => self.out.extend_from_slice(b"{}"),
+            State::Rest => self.out.push(b'}'),
+        }
+    }
+
     /// Opens with `open`; closes at once with `close` if announced empty.
     #[inline]
     fn open(out: &'a mut Vec<u8>, open: u8, close: u8, len: Option<usize>) -> Self {
@@ -204,11 +235,17 @@ impl<'a> Compound<'a> {
         value.serialize(Json(self.out))
     }
 
-    #[inline]
+    /// A struct member: `{` (the struct's own, see [`Compound::open_struct`])
+    /// or `,`, the name, `:` and the value.
+    #[inline(always)]
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        let comma = self.state != State::First;
+        let prefix = if self.state == State::First {
+            b'{'
+        } else {
+            b','
+        };
         self.state = State::Rest;
-        write_member_key(self.out, comma, key);
+        write_member_key(self.out, prefix, key);
         value.serialize(Json(self.out))
     }
 }
@@ -434,7 +471,7 @@ impl<'a> ser::Serializer for Json<'a> {
                 raw: true,
             });
         }
-        Ok(Compound::open(self.0, b'{', b'}', Some(len)))
+        Ok(Compound::open_struct(self.0, len))
     }
 
     fn serialize_struct_variant(
@@ -445,7 +482,7 @@ impl<'a> ser::Serializer for Json<'a> {
         len: usize,
     ) -> Result<Compound<'a>, Error> {
         begin_variant(self.0, variant);
-        Ok(Compound::open(self.0, b'{', b'}', Some(len)))
+        Ok(Compound::open_struct(self.0, len))
     }
 
     fn collect_str<T: fmt::Display + ?Sized>(self, value: &T) -> Result<(), Error> {
@@ -546,7 +583,7 @@ impl ser::SerializeStruct for Compound<'_> {
     type Ok = ();
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
         key: &'static str,
@@ -561,7 +598,7 @@ impl ser::SerializeStruct for Compound<'_> {
     #[inline]
     fn end(mut self) -> Result<(), Error> {
         if !self.raw {
-            self.close(b'}');
+            self.close_struct();
         }
         Ok(())
     }
@@ -571,7 +608,7 @@ impl ser::SerializeStructVariant for Compound<'_> {
     type Ok = ();
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
         key: &'static str,
@@ -582,7 +619,7 @@ impl ser::SerializeStructVariant for Compound<'_> {
 
     #[inline]
     fn end(mut self) -> Result<(), Error> {
-        self.close(b'}');
+        self.close_struct();
         self.out.push(b'}');
         Ok(())
     }

@@ -518,6 +518,73 @@ fn errors_and_odd_implementations() {
     }
 }
 
+/// A struct (or struct variant) that announces `len` members and writes the
+/// first `n` of four (as `skip_serializing_if` does, announcing fewer than the
+/// fields it has, or a hand-written implementation that miscounts). A struct's
+/// `{` is written with its first member: none written must still give `{}`, an
+/// announced 0 `{}` at once (and, as `serde_json` does, members after it).
+struct StructLies {
+    len: usize,
+    n: usize,
+    variant: bool,
+    values: [&'static str; 4],
+}
+
+impl Serialize for StructLies {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStructVariant;
+        const NAMES: [&str; 4] = ["a", "seventeen_bytes_a", "", "q\"uote"];
+        if self.variant {
+            let mut st = s.serialize_struct_variant("E", 3, "V", self.len)?;
+            for (name, value) in NAMES.iter().zip(self.values).take(self.n) {
+                st.serialize_field(name, value)?;
+            }
+            st.end()
+        } else {
+            let mut st = s.serialize_struct("S", self.len)?;
+            for (name, value) in NAMES.iter().zip(self.values).take(self.n) {
+                st.serialize_field(name, value)?;
+            }
+            st.end()
+        }
+    }
+}
+
+#[test]
+fn structs_whatever_length_they_announce() {
+    let values = ["x", "a \"quoted\" value", "", "é"];
+    let mut seen = Vec::new();
+    for variant in [false, true] {
+        for len in 0..=4 {
+            for n in 0..=4 {
+                let v = StructLies {
+                    len,
+                    n,
+                    variant,
+                    values,
+                };
+                // Alone, and as the first and a later element of an array and
+                // member of a struct (what comes before it is left alone).
+                let text = ok(&v);
+                ok(&[&v]);
+                ok(&(1, &v, &v));
+                seen.push(text);
+            }
+        }
+    }
+    // Spot checks of the layout itself, beyond agreeing with serde_json.
+    assert!(seen.contains(&"{}".to_owned()));
+    assert!(seen.contains(&r#"{},"a":"x"}"#.to_owned()));
+    assert!(seen.contains(&r#"{"a":"x","seventeen_bytes_a":"a \"quoted\" value"}"#.to_owned()));
+    assert!(seen.contains(&r#"{"V":{}}"#.to_owned()));
+    assert!(
+        seen.contains(
+            &r#"{"V":{"a":"x","seventeen_bytes_a":"a \"quoted\" value","":"","q\"uote":"é"}}"#
+                .to_owned()
+        )
+    );
+}
+
 #[test]
 fn appends_without_reallocating_when_there_is_room() {
     let mut out = Vec::with_capacity(512);
