@@ -1059,6 +1059,22 @@ impl<'a, 's> Scanner<'a, 's> {
         };
         let mut in_array;
         'open: loop {
+            // A value's [`Step`]: past a scalar or string, `p` after it; at an
+            // array or object, `p` at it and its level next ('open); anything
+            // else, the hand-over `$hand_over`.
+            macro_rules! take_step {
+                ($step:expr, $hand_over:expr) => {
+                    match $step {
+                        Step::End(end) => p = end,
+                        Step::Open(q) => {
+                            p = q;
+                            depth += 1;
+                            continue 'open;
+                        }
+                        Step::HandOver => return $hand_over,
+                    }
+                };
+            }
             // At the array or object opening at `p`, of level `depth`.
             tick(1);
             if p >= fast_end || depth > max_depth {
@@ -1104,15 +1120,7 @@ impl<'a, 's> Scanner<'a, 's> {
                         window_key_value(b, p, fast_end, &mut w, &mask)
                     }
                 };
-                match step {
-                    Step::End(end) => p = end,
-                    Step::Open(q) => {
-                        p = q;
-                        depth += 1;
-                        continue 'open;
-                    }
-                    Step::HandOver => return Resume::Open { p: t, depth },
-                }
+                take_step!(step, Resume::Open { p: t, depth });
             }
             // Right after a value of the container at `depth`: one loop per
             // container kind, with the kind a constant in each; both leave the
@@ -1138,24 +1146,8 @@ impl<'a, 's> Scanner<'a, 's> {
                                 // <= b.len()`, so `p + 2 < b.len() - 62`; `w` is the
                                 // window over `b` (built above, reloaded from `b`).
                                 unsafe { window_key_body_value(b, p + 2, fast_end, &mut w, &mask) };
-                            match step {
-                                Step::End(end) => {
-                                    p = end;
-                                    continue;
-                                }
-                                Step::Open(q) => {
-                                    p = q;
-                                    depth += 1;
-                                    continue 'open;
-                                }
-                                Step::HandOver => {
-                                    return Resume::After {
-                                        p: t,
-                                        depth,
-                                        in_array: $array,
-                                    };
-                                }
-                            }
+                            take_step!(step, Resume::After { p: t, depth, in_array: $array });
+                            continue;
                         }
                         // In an array, `,"` goes straight to the string's body.
                         // SAFETY: `p < fast_end`, so `p + 2 <= b.len()`.
@@ -1197,21 +1189,7 @@ impl<'a, 's> Scanner<'a, 's> {
                                 // `next <= fast_end == b.len() - 64`; `w` is the
                                 // window over `b` (built above, reloaded from `b`).
                                 unsafe { $member(b, next, fast_end, &mut w, &mask) };
-                            match step {
-                                Step::End(end) => p = end,
-                                Step::Open(q) => {
-                                    p = q;
-                                    depth += 1;
-                                    continue 'open;
-                                }
-                                Step::HandOver => {
-                                    return Resume::After {
-                                        p: t,
-                                        depth,
-                                        in_array: $array,
-                                    };
-                                }
-                            }
+                            take_step!(step, Resume::After { p: t, depth, in_array: $array });
                         } else if c == $close {
                             break;
                         } else {
