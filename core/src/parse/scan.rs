@@ -558,18 +558,16 @@ impl<'a, 's> Scanner<'a, 's> {
             Some(b'"') => self.scan_string().ok(),
             // Flat arrays and objects of scalars (most params) without the
             // general nesting loop; anything else there takes that loop.
-            Some(&open @ (b'[' | b'{')) => {
-                let flat = if open == b'[' {
-                    self.scan_flat::<false>()
-                } else {
-                    self.scan_flat::<true>()
-                };
-                match flat {
-                    Flat::Done => Some(false),
-                    Flat::Decline => None,
-                    Flat::Nested => self.compact_nested(depth, open == b'['),
-                }
-            }
+            Some(b'[') => match self.scan_flat::<false>() {
+                Flat::Done => Some(false),
+                Flat::Decline => None,
+                Flat::Nested => self.compact_nested(depth, true),
+            },
+            Some(b'{') => match self.scan_flat::<true>() {
+                Flat::Done => Some(false),
+                Flat::Decline => None,
+                Flat::Nested => self.compact_nested(depth, false),
+            },
             _ => self.scan_value(depth + 1).ok().map(|()| false),
         }
     }
