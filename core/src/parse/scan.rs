@@ -11,6 +11,8 @@ use super::error::{Field, Reason};
 use super::ops::tick;
 use crate::simd;
 use crate::unescape;
+use core::mem::MaybeUninit;
+use core::{ptr, slice};
 
 /// A half-open byte range `start..end` of the input; `end == 0` means absent
 /// (no JSON value is empty, so a present span always has `end > start`).
@@ -350,7 +352,8 @@ impl<'a, 's> Scanner<'a, 's> {
 
     /// The fast path for the compact layout most clients send,
     /// `{"jsonrpc":"2.0","method":"…"` then optional `,"params":…` and `,"id":…`
-    /// then `}`, with no whitespace and no escape in the method; the four request
+    /// then `}`, with no whitespace and no escape in the method, or the same with
+    /// `"id":…` second ([`Scanner::compact_id_second`]); the four request
     /// members in any other order take [`Scanner::scan_compact_any_order`]. On
     /// anything else, errors included, it declines: [`Compact::Restart`] when it
     /// recorded nothing the general path keeps, else [`Compact::Resume`] at the
@@ -368,21 +371,36 @@ impl<'a, 's> Scanner<'a, 's> {
         }
         let usual = self.bytes[base..].starts_with(PREFIX);
         if !usual && !self.bytes[base..].starts_with(&PREFIX[..PREFIX.len() - 1]) {
-            return self.scan_compact_any_order(base, depth, top);
+            return self.compact_id_second(base, depth, top);
         }
+        self.compact_from_method(base, base + PREFIX.len() - 1, usual, depth, top)
+    }
+
+    /// The rest of [`Scanner::scan_compact`] from the method's value at `m` (its
+    /// opening quote when `quoted`), the members before it recorded but
+    /// `jsonrpc` (at its usual place in the head).
+    #[inline(always)]
+    fn compact_from_method(
+        &mut self,
+        base: usize,
+        m: usize,
+        quoted: bool,
+        depth: usize,
+        top: &mut ObjSpans,
+    ) -> Compact {
         top.members[Field::Jsonrpc as usize] = Span {
             start: base as u32 + 11,
             end: base as u32 + 16,
         };
-        self.pos = base + PREFIX.len() - 1; // the method's opening quote
+        self.pos = m;
         // A method that is not a string, escapes, non-ASCII or errors.
-        if !usual || !self.scan_ascii_string() {
+        if !quoted || !self.scan_ascii_string() {
             // Escapes, non-ASCII or errors: the general path decides.
-            self.pos = base + PREFIX.len() - 1;
+            self.pos = m;
             return declined(Compact::Resume(ObjAt::Value(Field::Method)));
         }
         top.members[Field::Method as usize] = Span {
-            start: (base + PREFIX.len() - 1) as u32,
+            start: m as u32,
             end: self.pos as u32,
         };
         loop {
@@ -419,12 +437,44 @@ impl<'a, 's> Scanner<'a, 's> {
         }
     }
 
+    /// [`Scanner::scan_compact`] on `{"jsonrpc":"2.0","id":…,"method":"` (MCP
+    /// clients send `id` second), the `id` value taken as
+    /// [`Scanner::compact_value`] takes it: records `id` and goes on as the
+    /// in-order path from the method; on anything else, with nothing recorded,
+    /// [`Scanner::scan_compact_any_order`].
+    #[inline(never)]
+    fn compact_id_second(&mut self, base: usize, depth: usize, top: &mut ObjSpans) -> Compact {
+        const HEAD: &[u8; 22] = br#"{"jsonrpc":"2.0","id":"#;
+        const METHOD: &[u8; 11] = br#","method":""#;
+        if !self.bytes[base..].starts_with(HEAD) {
+            return self.scan_compact_any_order(base, depth, top);
+        }
+        let start = base + HEAD.len();
+        self.pos = start;
+        let Some(escaped) = self.compact_value(depth) else {
+            return self.scan_compact_any_order(base, depth, top);
+        };
+        let end = self.pos;
+        if !self.bytes[end..].starts_with(METHOD) {
+            return self.scan_compact_any_order(base, depth, top);
+        }
+        top.members[Field::Id as usize] = Span {
+            start: start as u32,
+            end: end as u32,
+        };
+        if escaped {
+            top.escaped |= 1 << Field::Id as u8;
+        }
+        self.compact_from_method(base, end + METHOD.len() - 1, true, depth, top)
+    }
+
     /// [`Scanner::scan_compact`] when the object does not start with
-    /// `{"jsonrpc":"2.0","method":"`: the four request members `"jsonrpc":"2.0"`,
+    /// `{"jsonrpc":"2.0","method":"` nor `{"jsonrpc":"2.0","id":…,"method":"`:
+    /// the four request members `"jsonrpc":"2.0"`,
     /// `"method":"…"`, `"params":…` and `"id":…` in any order (`jsonrpc` and
     /// `method` required), with no whitespace, no other member, no duplicate and
-    /// no escape or non-ASCII byte in the method (MCP clients send `id` before
-    /// `method`). Declines with [`Compact::Restart`] on anything else.
+    /// no escape or non-ASCII byte in the method. Declines with
+    /// [`Compact::Restart`] on anything else.
     #[inline(never)]
     fn scan_compact_any_order(&mut self, base: usize, depth: usize, top: &mut ObjSpans) -> Compact {
         // At the opening quote of a member's name (just after `{` or `,`).
@@ -508,25 +558,31 @@ impl<'a, 's> Scanner<'a, 's> {
             Some(b'"') => self.scan_string().ok(),
             // Flat arrays and objects of scalars (most params) without the
             // general nesting loop; anything else there takes that loop.
-            Some(&open @ (b'[' | b'{')) => {
-                let flat = if open == b'[' {
-                    self.scan_flat::<false>()
-                } else {
-                    self.scan_flat::<true>()
-                };
-                match flat {
-                    Flat::Done => Some(false),
-                    Flat::Decline => None,
-                    Flat::Nested => {
-                        // Rescan the container with the nesting loop (only its
-                        // leading scalars are read twice).
-                        self.pos = start;
-                        self.scan_value(depth + 1).ok().map(|()| false)
-                    }
-                }
-            }
+            Some(b'[') => match self.scan_flat::<false>() {
+                Flat::Done => Some(false),
+                Flat::Decline => None,
+                Flat::Nested => self.compact_nested(depth, true),
+            },
+            Some(b'{') => match self.scan_flat::<true>() {
+                Flat::Done => Some(false),
+                Flat::Decline => None,
+                Flat::Nested => self.compact_nested(depth, false),
+            },
             _ => self.scan_value(depth + 1).ok().map(|()| false),
         }
+    }
+
+    /// [`Scanner::compact_value`] at a nested array or object (at `pos`, of
+    /// level `depth + 2`) inside the flat one it was taking (of level `depth +
+    /// 1`, allowed: the callers checked `depth < max_depth`; an array if
+    /// `is_array`): the nesting loop goes on from there, the outer container
+    /// still open (its kind on the level stack, its members before `pos` not
+    /// read again). Out of line: the compact path's callers keep no registers
+    /// for it.
+    #[inline(never)]
+    fn compact_nested(&mut self, depth: usize, is_array: bool) -> Option<bool> {
+        self.set_level(depth + 1, is_array);
+        self.scan_nested(depth + 1, depth + 2).ok().map(|()| false)
     }
 
     /// A string of ASCII bytes without escapes, from its opening quote at `pos`, in
@@ -832,7 +888,7 @@ impl<'a, 's> Scanner<'a, 's> {
     #[inline]
     fn scan_value(&mut self, depth: usize) -> Res<()> {
         match self.peek() {
-            Some(b'{' | b'[') => self.scan_nested(depth),
+            Some(b'{' | b'[') => self.scan_nested(depth, depth),
             _ => self.scan_scalar(),
         }
     }
@@ -873,37 +929,76 @@ impl<'a, 's> Scanner<'a, 's> {
         Ok(escaped)
     }
 
-    /// Validates an array or object at `depth` and everything inside it, without
-    /// recursion: one bit per open level records whether it is an array; the
-    /// current level's kind stays in a register, the bit is read back only when
-    /// a container closes.
+    /// Validates the array or object at `pos`, of level `depth`, and everything
+    /// inside it, without recursion: one bit per open level records whether it
+    /// is an array; the current level's kind stays in a register, the bit is read
+    /// back only when a container closes. With `depth == base + 1`, the container
+    /// at `pos` is a value inside the container of level `base`, already open
+    /// (its bit set), whose rest is validated too: `pos` ends past the level
+    /// `base` container (past the one at `pos` when `depth == base`).
     ///
     /// Messages of [`WINDOW_MIN`] bytes or more first take the window loop
-    /// ([`Scanner::nested_window`]) while their input is simple; the general loop
-    /// ([`Scanner::nested_general`]) resumes where it hands over and gives every
-    /// verdict.
+    /// ([`Scanner::nested_window`]) while their input is simple, on a padded
+    /// copy of the input's rest when that is short ([`Scanner::nested_padded`]);
+    /// the general loop ([`Scanner::nested_general`]) resumes where it hands
+    /// over and gives every verdict.
     #[inline(never)]
-    fn scan_nested(&mut self, base: usize) -> Res<()> {
+    fn scan_nested(&mut self, base: usize, depth: usize) -> Res<()> {
+        debug_assert!(depth == base || depth == base + 1);
         let at = if self.compact && self.bytes.len() >= WINDOW_MIN {
-            self.nested_window(base)
-        } else {
-            Resume::Open {
-                p: self.pos,
-                depth: base,
+            if self.bytes.len() - self.pos <= PADDED_MAX {
+                self.nested_padded(base, depth)
+            } else {
+                self.nested_window(self.bytes, self.pos, base, depth)
             }
+        } else {
+            Resume::Open { p: self.pos, depth }
         };
         self.nested_general(base, at)
     }
 
+    /// The window loop on a copy of the input from `pos` (at most
+    /// [`PADDED_MAX`] bytes) followed by 64 zero bytes ([`padded`]), so that it
+    /// goes on to the input's end (on the input itself it keeps 64 bytes after
+    /// every position it reads at, and leaves the last 64 to the general loop).
+    /// A zero byte is nothing JSON allows outside a string, nor inside one: the
+    /// loop takes no token reaching into the zeros, so every token it takes
+    /// lies in the copy, and the byte after one (the zero for the input's end)
+    /// is judged as the general loop judges the end of the input (a number
+    /// ends there, say). Its hand-over, back in input positions, is then the
+    /// general loop's.
+    #[inline(always)]
+    fn nested_padded(&mut self, base: usize, depth: usize) -> Resume {
+        let mut buf = [MaybeUninit::uninit(); PADDED_BUF];
+        let pos = self.pos;
+        let pad = padded(&mut buf, self.bytes, pos);
+        match self.nested_window(pad, 0, base, depth) {
+            Resume::Done(i) => Resume::Done(pos + i),
+            Resume::Open { p, depth } => Resume::Open { p: pos + p, depth },
+            Resume::After { p, depth, in_array } => Resume::After {
+                p: pos + p,
+                depth,
+                in_array,
+            },
+        }
+    }
+
     /// [`Scanner::nested_window_with`] on the best 64-byte mask kernel.
     #[inline(always)]
-    fn nested_window(&mut self, base: usize) -> Resume {
+    fn nested_window(&mut self, b: &[u8], p: usize, base: usize, depth: usize) -> Resume {
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
         if simd::has_avx2() {
             // SAFETY: AVX2, BMI1 and BMI2 were detected on this CPU.
-            return unsafe { self.nested_window_avx2(base) };
+            return unsafe { self.nested_window_avx2(b, p, base, depth) };
         }
-        self.nested_window_with(base, simd::special_mask64)
+        self.nested_window_portable(b, p, base, depth)
+    }
+
+    /// [`Scanner::nested_window_with`] on the portable kernel (one copy for
+    /// both calls of [`Scanner::scan_nested`]).
+    #[inline(never)]
+    fn nested_window_portable(&mut self, b: &[u8], p: usize, base: usize, depth: usize) -> Resume {
+        self.nested_window_with(b, p, base, depth, simd::special_mask64)
     }
 
     /// [`Scanner::nested_window_with`] compiled for AVX2 (and BMI1/BMI2: shifts
@@ -915,12 +1010,22 @@ impl<'a, 's> Scanner<'a, 's> {
     #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
     #[target_feature(enable = "avx2,bmi1,bmi2")]
     #[inline(never)]
-    unsafe fn nested_window_avx2(&mut self, base: usize) -> Resume {
+    unsafe fn nested_window_avx2(
+        &mut self,
+        b: &[u8],
+        p: usize,
+        base: usize,
+        depth: usize,
+    ) -> Resume {
         // SAFETY: AVX2 is this function's caller's guarantee.
-        self.nested_window_with(base, |block| unsafe { simd::avx2::special_mask64(block) })
+        self.nested_window_with(b, p, base, depth, |block| unsafe {
+            simd::avx2::special_mask64(block)
+        })
     }
 
-    /// The fast part of [`Scanner::scan_nested`]: the same grammar walk while the
+    /// The fast part of [`Scanner::scan_nested`], on the input `b` (the
+    /// message, or the padded copy of its end) from the array or object
+    /// opening at `p`, of level `depth`: the same grammar walk while the
     /// input is at least 64 bytes from its end, with the strings' ends found on a
     /// 64-byte mask ([`Window`]) that many short strings share. It returns no
     /// errors: at anything it does not accept (an error, or simply input it does
@@ -929,11 +1034,15 @@ impl<'a, 's> Scanner<'a, 's> {
     /// and gives the verdict. Whatever it accepted, the general loop accepts
     /// too, in the same state (differential tests check this).
     #[inline(always)]
-    fn nested_window_with(&mut self, base: usize, mask: impl Fn(&[u8; 64]) -> u64) -> Resume {
-        let b = self.bytes;
+    fn nested_window_with(
+        &mut self,
+        b: &[u8],
+        mut p: usize,
+        base: usize,
+        mut depth: usize,
+        mask: impl Fn(&[u8; 64]) -> u64,
+    ) -> Resume {
         let max_depth = self.max_depth;
-        let mut p = self.pos;
-        let mut depth = base;
         // Before `fast_end`, at least 64 bytes remain. The level stack holds
         // the bits of levels `0..=max_depth` (checked once here; its reads and
         // writes below go unchecked).
@@ -948,6 +1057,22 @@ impl<'a, 's> Scanner<'a, 's> {
         };
         let mut in_array;
         'open: loop {
+            // A value's [`Step`]: past a scalar or string, `p` after it; at an
+            // array or object, `p` at it and its level next ('open); anything
+            // else, the hand-over `$hand_over`.
+            macro_rules! take_step {
+                ($step:expr, $hand_over:expr) => {
+                    match $step {
+                        Step::End(end) => p = end,
+                        Step::Open(q) => {
+                            p = q;
+                            depth += 1;
+                            continue 'open;
+                        }
+                        Step::HandOver => return $hand_over,
+                    }
+                };
+            }
             // At the array or object opening at `p`, of level `depth`.
             tick(1);
             if p >= fast_end || depth > max_depth {
@@ -993,15 +1118,7 @@ impl<'a, 's> Scanner<'a, 's> {
                         window_key_value(b, p, fast_end, &mut w, &mask)
                     }
                 };
-                match step {
-                    Step::End(end) => p = end,
-                    Step::Open(q) => {
-                        p = q;
-                        depth += 1;
-                        continue 'open;
-                    }
-                    Step::HandOver => return Resume::Open { p: t, depth },
-                }
+                take_step!(step, Resume::Open { p: t, depth });
             }
             // Right after a value of the container at `depth`: one loop per
             // container kind, with the kind a constant in each; both leave the
@@ -1027,24 +1144,8 @@ impl<'a, 's> Scanner<'a, 's> {
                                 // <= b.len()`, so `p + 2 < b.len() - 62`; `w` is the
                                 // window over `b` (built above, reloaded from `b`).
                                 unsafe { window_key_body_value(b, p + 2, fast_end, &mut w, &mask) };
-                            match step {
-                                Step::End(end) => {
-                                    p = end;
-                                    continue;
-                                }
-                                Step::Open(q) => {
-                                    p = q;
-                                    depth += 1;
-                                    continue 'open;
-                                }
-                                Step::HandOver => {
-                                    return Resume::After {
-                                        p: t,
-                                        depth,
-                                        in_array: $array,
-                                    };
-                                }
-                            }
+                            take_step!(step, Resume::After { p: t, depth, in_array: $array });
+                            continue;
                         }
                         // In an array, `,"` goes straight to the string's body.
                         // SAFETY: `p < fast_end`, so `p + 2 <= b.len()`.
@@ -1086,21 +1187,7 @@ impl<'a, 's> Scanner<'a, 's> {
                                 // `next <= fast_end == b.len() - 64`; `w` is the
                                 // window over `b` (built above, reloaded from `b`).
                                 unsafe { $member(b, next, fast_end, &mut w, &mask) };
-                            match step {
-                                Step::End(end) => p = end,
-                                Step::Open(q) => {
-                                    p = q;
-                                    depth += 1;
-                                    continue 'open;
-                                }
-                                Step::HandOver => {
-                                    return Resume::After {
-                                        p: t,
-                                        depth,
-                                        in_array: $array,
-                                    };
-                                }
-                            }
+                            take_step!(step, Resume::After { p: t, depth, in_array: $array });
                         } else if c == $close {
                             break;
                         } else {
@@ -1271,6 +1358,46 @@ fn unexpected(b: &[u8], p: usize) -> Fail {
 /// Messages shorter than this never take the window loop: its set-up (one
 /// 64-byte mask) would not pay, and they have few bytes 64 from their end.
 const WINDOW_MIN: usize = 192;
+
+/// The most input after a nested value's start that [`Scanner::nested_padded`]
+/// copies (more is left to the window loop on the input, then the general
+/// loop for its last 64 bytes), and the size of its buffer ([`padded`]).
+const PADDED_MAX: usize = 512;
+const PADDED_BUF: usize = 64 + PADDED_MAX + 64;
+
+/// `b[p..]` followed by 64 zero bytes, in `buf` (whose first 64 bytes are
+/// room for the last copy below), in 64-byte copies.
+///
+/// # Panics
+/// If `b.len() - p > PADDED_MAX` or `b.len() < 64` (the caller checked both).
+#[inline(always)]
+fn padded<'p>(buf: &'p mut [MaybeUninit<u8>; PADDED_BUF], b: &[u8], p: usize) -> &'p [u8] {
+    let n = b.len() - p;
+    assert!(n <= PADDED_MAX && b.len() >= 64);
+    let src = b.as_ptr();
+    // `out[i]` is to hold `b[p + i]`, for `i < n`; then the zeros.
+    // SAFETY: `64 < PADDED_BUF`: the pointer stays in `buf`.
+    let out = unsafe { buf.as_mut_ptr().cast::<u8>().add(64) };
+    // SAFETY: the writes stay in `buf`: `out` is `&buf[64]`, `buf` holds
+    // `64 + PADDED_MAX + 64` bytes and `n <= PADDED_MAX`; the first copies
+    // write `out[k..k + 64]` with `k + 64 < n`, the last `out[n - 64..n]`
+    // (from `buf[0]` on when `n < 64`), the zeros `out[n..n + 64]`. The reads
+    // stay in `b`: `b[p + k..p + k + 64]` with `p + k + 64 < b.len()`, and
+    // `b[b.len() - 64..]` (`b.len() >= 64`). `MaybeUninit<u8>` is a byte, so
+    // the casts keep every offset. The slice returned is `out[..n + 64]`, all
+    // written: `out[..k]` by the first copies, `out[n - 64..n]` (`k >= n - 64`
+    // when they end) by the last, the zeros after.
+    unsafe {
+        let mut k = 0;
+        while k + 64 < n {
+            ptr::copy_nonoverlapping(src.add(p + k), out.add(k), 64);
+            k += 64;
+        }
+        ptr::copy_nonoverlapping(src.add(b.len() - 64), out.add(n).sub(64), 64);
+        ptr::write_bytes(out.add(n), 0, 64);
+        slice::from_raw_parts(out, n + 64)
+    }
+}
 
 /// Where [`Scanner::nested_window_with`] handed over to the general loop.
 #[derive(Clone, Copy, Debug)]
@@ -2162,6 +2289,57 @@ mod window_tests {
         assert!(
             cfg!(miri) || long > rounds / 4,
             "too few long values generated"
+        );
+    }
+
+    /// The window loop on a padded copy of the input's rest
+    /// ([`Scanner::nested_padded`]): generated values of every length, led by
+    /// whitespace so that the input is long enough for the window loop and
+    /// trailed by whitespace runs around 64 bytes and past [`PADDED_MAX`]
+    /// (so that the value's rest is copied whole, ends within its last 64
+    /// bytes, or is not copied): the verdict equals the general loop's, on the
+    /// value, every truncation and a byte written over every position.
+    #[test]
+    fn padded_window_matches_the_general_loop() {
+        let mut next = crate::test_rng::lcg(0x9add_u64);
+        let (rounds, every) = if cfg!(miri) { (4, 17) } else { (240, 1) };
+        let bad = [
+            b'"', b'\\', b'{', b']', b',', b':', b'0', b'e', b't', b' ', 0x00, 0x80,
+        ];
+        let (mut short, mut whole, mut not_copied) = (0, 0, 0);
+        for round in 0..rounds {
+            let mut v = vec![b'['];
+            value(&mut next, 1, round % 4 == 3, &mut v);
+            v.push(b']');
+            let trail = [0, 1, 40, 63, 64, 65, 520][next() % 7];
+            let lead = super::WINDOW_MIN.saturating_sub(v.len() + trail) + next() % 3 * 40;
+            let mut w = vec![b' '; lead];
+            w.extend_from_slice(&v);
+            w.extend(std::iter::repeat_n(b' ', trail));
+            let rest = w.len() - lead;
+            short += usize::from(rest < 64);
+            whole += usize::from((64..=super::PADDED_MAX).contains(&rest));
+            not_copied += usize::from(rest > super::PADDED_MAX);
+            assert_eq!(verdict(&w, 128, false), "Ok(())");
+            assert_eq!(verdict(&w, 3, false), verdict(&w, 3, true));
+            for cut in (lead..w.len()).step_by(every) {
+                let x = &w[..cut];
+                assert_eq!(verdict(x, 128, false), verdict(x, 128, true), "cut {cut}");
+            }
+            for i in (lead + round % every..w.len()).step_by(every) {
+                let mut x = w.clone();
+                x[i] = bad[next() % bad.len()];
+                assert_eq!(
+                    verdict(&x, 128, false),
+                    verdict(&x, 128, true),
+                    "{}",
+                    String::from_utf8_lossy(&x)
+                );
+            }
+        }
+        assert!(
+            cfg!(miri) || (short > 10 && whole > 10 && not_copied > 10),
+            "{short} {whole} {not_copied}"
         );
     }
 

@@ -628,3 +628,73 @@ fn static_error_responses_match_the_piecewise_writer() {
         }
     }
 }
+
+/// Messages long enough for the window loop whose params nest after flat members
+/// (the corpus's MCP call among them): the compact path hands the nesting loop the
+/// container it was in, at the nested value ([`Flat::Nested`](super::scan)), in the
+/// usual member order and with `id` first, with the nested value near the start
+/// and near the end of the input (its rest copied and padded, or not); the spans
+/// and the verdict equal the general path's alone, on the message, every
+/// truncation, a set of bytes written over every position, and as a batch element,
+/// at several depth limits.
+#[test]
+#[cfg_attr(miri, ignore = "slow under Miri; runs in the normal suite")]
+fn compact_nested_params_in_long_messages_match_general_path() {
+    let mcp: &[u8] = include_bytes!("../../../benches/corpus/mcp_tools_call.json");
+    let long = format!(r#""{}""#, "x".repeat(420));
+    let messages: Vec<Vec<u8>> = vec![
+        mcp.to_vec(),
+        String::from_utf8_lossy(mcp)
+            .replace(r#""id":"call-42","method":"tools/call""#, r#""method":"tools/call","id":"call-42""#)
+            .into_bytes(),
+        format!(r#"{{"jsonrpc":"2.0","method":"m","id":{long},"params":[1,"a",[2,{{"k":[]}}],3]}}"#)
+            .into_bytes(),
+        format!(r#"{{"id":{long},"params":{{"a":1,"b":{{"c":[true,null]}},"d":"e"}},"jsonrpc":"2.0","method":"m"}}"#)
+            .into_bytes(),
+        format!(r#"{{"jsonrpc":"2.0","method":"m","params":[[{}0]],"id":7}}"#, "1,".repeat(300))
+            .into_bytes(),
+    ];
+    let bytes = [
+        b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'1', b' ', 0x00, 0x80,
+    ];
+    let check = |m: &[u8], depths: &[usize]| {
+        for &depth in depths {
+            assert_eq!(
+                scan_verdict(m, false, depth),
+                scan_verdict(m, true, depth),
+                "{} depth {depth}",
+                String::from_utf8_lossy(m)
+            );
+        }
+    };
+    for m in &messages {
+        check(m, &[1, 2, 3, 4, 128]);
+        let mut batch = br#"[{"jsonrpc":"2.0","method":"m","id":1},"#.to_vec();
+        batch.extend_from_slice(m);
+        batch.push(b']');
+        check(&batch, &[2, 3, 128]);
+        for cut in 0..m.len() {
+            check(&m[..cut], &[128]);
+        }
+        for i in 0..m.len() {
+            for &x in &bytes {
+                let mut v = m.clone();
+                v[i] = x;
+                check(&v, &[128]);
+            }
+        }
+    }
+    // The fast path records them.
+    for m in &messages {
+        let mut stack = vec![0u64; 3];
+        let mut top = super::scan::ObjSpans::default();
+        struct Drop0;
+        impl super::scan::ElemSink for Drop0 {
+            fn clear(&mut self) {}
+            fn push(&mut self, _: super::scan::ObjSpans) {}
+        }
+        let r =
+            super::scan::Scanner::new(m, 128, &mut stack).scan_message(&mut top, &mut Drop0, 10);
+        assert!(r.is_ok() && top.compact, "{}", String::from_utf8_lossy(m));
+    }
+}
