@@ -128,6 +128,33 @@ pub(crate) unsafe fn plain64(bytes: &[u8], from: usize) -> bool {
     _mm256_movemask_epi8(hits) == 0
 }
 
+/// Whether `bytes[from..from + 128]` holds no `"` and does not end in a `\\`
+/// ([`Kernel::plain128`]): five compares, one mask.
+///
+/// # Safety
+/// - `from + 128 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn plain128(bytes: &[u8], from: usize) -> bool {
+    debug_assert!(from + 128 <= bytes.len());
+    // SAFETY: `from + 128 <= bytes.len()` (the caller's guarantee), so the four
+    // unaligned 32-byte loads stay inside `bytes`.
+    let [a, b, c, d] = [0, 32, 64, 96]
+        .map(|k| unsafe { _mm256_loadu_si256(bytes.as_ptr().add(from + k) as *const __m256i) });
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    // `"` in every lane but the last, which is the last byte: `\\`.
+    let last = _mm256_insert_epi8::<31>(quote, b'\\' as i8);
+    let hits = _mm256_or_si256(
+        _mm256_or_si256(_mm256_cmpeq_epi8(a, quote), _mm256_cmpeq_epi8(b, quote)),
+        _mm256_or_si256(
+            _mm256_or_si256(_mm256_cmpeq_epi8(c, quote), _mm256_cmpeq_epi8(d, quote)),
+            _mm256_cmpeq_epi8(d, last),
+        ),
+    );
+    _mm256_movemask_epi8(hits) == 0
+}
+
 /// [`super::skip::prefix_xor`] in one carry-less multiplication by all ones.
 #[target_feature(enable = "pclmulqdq")]
 #[inline]
@@ -149,6 +176,8 @@ macro_rules! kernel {
             tail_masks: |block: &[u8; 64]| unsafe { structural_masks64(block, 0) },
             // SAFETY: as for `masks`.
             plain: |b: &[u8], at| unsafe { plain64(b, at) },
+            // SAFETY: the walks pass only `at + 128 <= bytes.len()`; AVX2 as above.
+            plain128: |b: &[u8], at| unsafe { plain128(b, at) },
             prefix_xor: |x| prefix_xor_clmul(x),
         }
     };

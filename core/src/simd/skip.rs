@@ -36,7 +36,7 @@ pub(crate) struct Masks {
 
 /// What a kernel (SSE2, AVX2, scalar) supplies to the shared walks
 /// ([`skip_blocks`], [`count_blocks`]).
-pub(crate) struct Kernel<M, T, P, X> {
+pub(crate) struct Kernel<M, T, P, W, X> {
     /// `masks(b, at)`: the masks of `b[at..at + 64]`, called only with
     /// `at + 64 <= b.len()`.
     pub masks: M,
@@ -46,6 +46,11 @@ pub(crate) struct Kernel<M, T, P, X> {
     /// in a `\\` (called only with `at + 64 <= b.len()`): a block inside a string
     /// that it cannot close, after which no escape is pending.
     pub plain: P,
+    /// `plain128(b, at)`: whether `b[at..at + 128]` holds no `"` and does not
+    /// end in a `\\` (called only with `at + 128 <= b.len()`): two blocks as
+    /// [`Kernel::plain`] (a kernel may also say `false` when the first ends in a
+    /// backslash, and `true` is all that matters).
+    pub plain128: W,
     /// [`prefix_xor`], or the same by carry-less multiplication.
     pub prefix_xor: X,
 }
@@ -109,11 +114,12 @@ pub(crate) fn masks_scalar(block: &[u8; 64]) -> Masks {
 /// opening bracket is `b[p]`; `b.len()` if it never closes (never, for validated
 /// input).
 #[inline(always)]
-pub(crate) fn skip_blocks<M, T, P, X>(b: &[u8], p: usize, k: &Kernel<M, T, P, X>) -> usize
+pub(crate) fn skip_blocks<M, T, P, W, X>(b: &[u8], p: usize, k: &Kernel<M, T, P, W, X>) -> usize
 where
     M: Fn(&[u8], usize) -> Masks,
     T: Fn(&[u8; 64]) -> Masks,
     P: Fn(&[u8], usize) -> bool,
+    W: Fn(&[u8], usize) -> bool,
     X: Fn(u64) -> u64,
 {
     debug_assert!(matches!(b.get(p), Some(b'[' | b'{')));
@@ -136,16 +142,17 @@ where
 /// (a buffer shorter than 64 bytes is copied into a padded block for
 /// `tail_masks`).
 #[inline(always)]
-fn walk_blocks<R, M, T, P, X>(
+fn walk_blocks<R, M, T, P, W, X>(
     b: &[u8],
     mut at: usize,
-    k: &Kernel<M, T, P, X>,
+    k: &Kernel<M, T, P, W, X>,
     mut block: impl FnMut(&mut Walk, Masks, usize) -> Option<R>,
 ) -> Option<R>
 where
     M: Fn(&[u8], usize) -> Masks,
     T: Fn(&[u8; 64]) -> Masks,
     P: Fn(&[u8], usize) -> bool,
+    W: Fn(&[u8], usize) -> bool,
 {
     let mut state = Walk {
         depth: 1,
@@ -154,11 +161,19 @@ where
     };
     // `at < stop` is `at + 64 <= b.len()`.
     let stop = b.len().saturating_sub(63);
+    // The last block was all string: a long string (text) goes on.
+    let mut long = false;
     while at < stop {
         tick(1);
         if state.in_string != 0 {
-            // Inside a string (long text): plain blocks on one test each.
-            if (k.plain)(b, at) {
+            // Inside a long string: plain blocks on one test each, two at a time
+            // while they last (not tried in a short string, where they fail).
+            if long && at + 64 < stop && (k.plain128)(b, at) {
+                state.carry = 0;
+                at += 128;
+                continue;
+            }
+            if long && (k.plain)(b, at) {
                 state.carry = 0;
                 at += 64;
                 continue;
@@ -169,9 +184,11 @@ where
             let mut carry = state.carry;
             if m.quotes & !escaped_bytes(m.backslashes, &mut carry) == 0 {
                 state.carry = carry;
+                long = true;
                 at += 64;
                 continue;
             }
+            long = false;
             if let Some(r) = block(&mut state, m, at) {
                 return Some(r);
             }
@@ -227,11 +244,12 @@ impl Masks {
 /// an unmasked bracket adds its commas at once (when at the container's own
 /// level); otherwise its brackets and commas are taken in order.
 #[inline(always)]
-pub(crate) fn count_blocks<M, T, P, X>(b: &[u8], p: usize, k: &Kernel<M, T, P, X>) -> usize
+pub(crate) fn count_blocks<M, T, P, W, X>(b: &[u8], p: usize, k: &Kernel<M, T, P, W, X>) -> usize
 where
     M: Fn(&[u8], usize) -> Masks,
     T: Fn(&[u8; 64]) -> Masks,
     P: Fn(&[u8], usize) -> bool,
+    W: Fn(&[u8], usize) -> bool,
     X: Fn(u64) -> u64,
 {
     if matches!(b.get(p), None | Some(b']' | b'}')) {
@@ -419,6 +437,7 @@ macro_rules! scalar_kernel {
             masks: |b: &[u8], at| masks_scalar(block_at(b, at)),
             tail_masks: masks_scalar,
             plain: plain_scalar,
+            plain128: |b: &[u8], at| plain_scalar(b, at) && plain_scalar(b, at + 64),
             prefix_xor,
         }
     };
@@ -829,10 +848,12 @@ mod tests {
             (&(0..=70).collect::<Vec<_>>(), 150)
         };
         let step = if cfg!(miri) { 23 } else { 1 };
-        for &run in runs {
+        for (&run, pre) in runs.iter().flat_map(|r| [(r, 0), (r, 140)]) {
             for lead in (0..leads).step_by(step) {
                 for kind in 0..3 {
                     let mut v = b"[1,\"".to_vec();
+                    // With `pre`, a long string: plain blocks before the run.
+                    v.extend(std::iter::repeat_n(b'w', pre));
                     v.extend(std::iter::repeat_n(b'x', lead));
                     let first_backslash = v.len();
                     v.extend(std::iter::repeat_n(b'\\', run));
@@ -930,6 +951,18 @@ mod tests {
                         // SAFETY: `from + 64 <= 69`, and AVX2 was just detected.
                         let avx2 = unsafe { super::super::avx2::plain64(&buf, from) };
                         assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
+                    }
+                }
+            }
+            for pos in 0..128 {
+                for from in [0, 5] {
+                    let mut buf = [b'a'; 133];
+                    buf[from + pos] = c;
+                    let want = c != b'"' && (c != b'\\' || pos != 127);
+                    if super::super::avx2::is_available() {
+                        // SAFETY: `from + 128 <= 133`, and AVX2 was just detected.
+                        let avx2 = unsafe { super::super::avx2::plain128(&buf, from) };
+                        assert_eq!(avx2, want, "avx2 128 byte {c} at {pos}");
                     }
                 }
             }

@@ -209,6 +209,8 @@ macro_rules! kernel {
             tail_masks: |block: &[u8; 64]| unsafe { structural_masks64(block, 0) },
             // SAFETY: as for `masks`.
             plain: |b: &[u8], at| unsafe { plain64(b, at) },
+            // SAFETY: the walks pass only `at + 128 <= bytes.len()`.
+            plain128: |b: &[u8], at| unsafe { plain64(b, at) && plain64(b, at + 64) },
             prefix_xor,
         }
     };
