@@ -1,19 +1,22 @@
 //! AVX2 kernel: thirty-two bytes per step, chosen at run time when the CPU has it.
 
 use core::arch::x86_64::{
-    __m256i, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
-    _mm256_or_si256, _mm256_set1_epi8,
+    __m256i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8,
+    _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_insert_epi8, _mm256_loadu_si256,
+    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
 };
 
-use super::skip::{Masks, count_blocks, skip_blocks, skip_text_blocks};
+use super::skip::{Kernel, Masks, count_blocks, skip_blocks, skip_text_blocks};
 use super::text::{Text, TextMasks, text_blocks};
 
 /// Whether this CPU can run [`find_special`] and [`skip_container`] (AVX2, and
-/// POPCNT, which every AVX2 CPU has, for the bracket counts), and the scanner's
-/// loop compiled for AVX2 with BMI1 and BMI2 (which every AVX2 CPU also has).
+/// POPCNT and PCLMULQDQ, which every AVX2 CPU has, for the bracket counts and
+/// the string masks), and the scanner's loop compiled for AVX2 with BMI1 and
+/// BMI2 (which every AVX2 CPU also has).
 pub(crate) fn is_available() -> bool {
     std::is_x86_feature_detected!("avx2")
         && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("pclmulqdq")
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("bmi2")
 }
@@ -95,22 +98,99 @@ pub(crate) unsafe fn special_mask64(block: &[u8; 64]) -> u64 {
     m
 }
 
+/// Whether `bytes[from..from + 64]` holds no `"` and does not end in a `\\`
+/// ([`Kernel::plain`]): three compares (the last byte against `\\` too), one
+/// mask.
+///
+/// # Safety
+/// - `from + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn plain64(bytes: &[u8], from: usize) -> bool {
+    debug_assert!(from + 64 <= bytes.len());
+    // SAFETY: `from + 64 <= bytes.len()` (the caller's guarantee), so both
+    // unaligned 32-byte loads stay inside `bytes`.
+    let (a, b) = unsafe {
+        let p = bytes.as_ptr().add(from);
+        (
+            _mm256_loadu_si256(p as *const __m256i),
+            _mm256_loadu_si256(p.add(32) as *const __m256i),
+        )
+    };
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    // `"` in every lane but the last, which is the block's last byte: `\\`.
+    let last = _mm256_insert_epi8::<31>(quote, b'\\' as i8);
+    let hits = _mm256_or_si256(
+        _mm256_or_si256(_mm256_cmpeq_epi8(a, quote), _mm256_cmpeq_epi8(b, quote)),
+        _mm256_cmpeq_epi8(b, last),
+    );
+    _mm256_movemask_epi8(hits) == 0
+}
+
+/// Whether `bytes[from..from + 128]` holds no `"` and does not end in a `\\`
+/// ([`Kernel::plain128`]): five compares, one mask.
+///
+/// # Safety
+/// - `from + 128 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn plain128(bytes: &[u8], from: usize) -> bool {
+    debug_assert!(from + 128 <= bytes.len());
+    // SAFETY: `from + 128 <= bytes.len()` (the caller's guarantee), so the four
+    // unaligned 32-byte loads stay inside `bytes`.
+    let [a, b, c, d] = [0, 32, 64, 96]
+        .map(|k| unsafe { _mm256_loadu_si256(bytes.as_ptr().add(from + k) as *const __m256i) });
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    // `"` in every lane but the last, which is the last byte: `\\`.
+    let last = _mm256_insert_epi8::<31>(quote, b'\\' as i8);
+    let hits = _mm256_or_si256(
+        _mm256_or_si256(_mm256_cmpeq_epi8(a, quote), _mm256_cmpeq_epi8(b, quote)),
+        _mm256_or_si256(
+            _mm256_or_si256(_mm256_cmpeq_epi8(c, quote), _mm256_cmpeq_epi8(d, quote)),
+            _mm256_cmpeq_epi8(d, last),
+        ),
+    );
+    _mm256_movemask_epi8(hits) == 0
+}
+
+/// [`super::skip::prefix_xor`] in one carry-less multiplication by all ones.
+#[target_feature(enable = "pclmulqdq")]
+#[inline]
+pub(crate) fn prefix_xor_clmul(x: u64) -> u64 {
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
+
+/// The AVX2 kernel of the shared walks: the masks of [`structural_masks64`],
+/// [`plain64`], [`prefix_xor_clmul`]. Only for functions compiled with AVX2 and
+/// PCLMULQDQ (the closures inherit them).
+macro_rules! kernel {
+    () => {
+        Kernel {
+            // SAFETY: the walks pass only `at + 64 <= bytes.len()`; AVX2 is the
+            // caller's guarantee.
+            masks: |b: &[u8], at| unsafe { structural_masks64(b, at) },
+            // SAFETY: the padded block is 64 bytes long; AVX2 as above.
+            tail_masks: |block: &[u8; 64]| unsafe { structural_masks64(block, 0) },
+            // SAFETY: as for `masks`.
+            plain: |b: &[u8], at| unsafe { plain64(b, at) },
+            // SAFETY: the walks pass only `at + 128 <= bytes.len()`; AVX2 as above.
+            plain128: |b: &[u8], at| unsafe { plain128(b, at) },
+            prefix_xor: |x| prefix_xor_clmul(x),
+        }
+    };
+}
+
 /// The end of the validated array or object opening at `bytes[p]`
 /// ([`skip_blocks`] on AVX2 masks).
 ///
 /// # Safety
 /// - The CPU must support AVX2 ([`is_available`] returned `true`).
-#[target_feature(enable = "avx2,popcnt")]
+#[target_feature(enable = "avx2,popcnt,pclmulqdq,bmi1,bmi2")]
 pub(crate) unsafe fn skip_container(bytes: &[u8], p: usize) -> usize {
-    skip_blocks(
-        bytes,
-        p,
-        // SAFETY: `skip_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is the
-        // caller's guarantee.
-        |b, at| unsafe { structural_masks64(b, at) },
-        // SAFETY: the padded block is 64 bytes long; AVX2 as above.
-        |block| unsafe { structural_masks64(block, 0) },
-    )
+    skip_blocks(bytes, p, &kernel!())
 }
 
 /// The number of values left in a validated array or object from `bytes[p]`
@@ -118,17 +198,9 @@ pub(crate) unsafe fn skip_container(bytes: &[u8], p: usize) -> usize {
 ///
 /// # Safety
 /// - The CPU must support AVX2 ([`is_available`] returned `true`).
-#[target_feature(enable = "avx2,popcnt")]
+#[target_feature(enable = "avx2,popcnt,pclmulqdq,bmi1,bmi2")]
 pub(crate) unsafe fn count_values(bytes: &[u8], p: usize) -> usize {
-    count_blocks(
-        bytes,
-        p,
-        // SAFETY: `count_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is the
-        // caller's guarantee.
-        |b, at| unsafe { structural_masks64(b, at) },
-        // SAFETY: the padded block is 64 bytes long; AVX2 as above.
-        |block| unsafe { structural_masks64(block, 0) },
-    )
+    count_blocks(bytes, p, &kernel!())
 }
 
 /// The quote, backslash and special (below 0x20 or above 0x7f) masks of
@@ -183,5 +255,7 @@ pub(crate) unsafe fn skip_text(bytes: &[u8], p: usize) -> usize {
         |b, at| qb(unsafe { text_masks64(b, at) }),
         // SAFETY: the padded block is 64 bytes long; AVX2 as above.
         |block| qb(unsafe { text_masks64(block, 0) }),
+        // SAFETY: as for the masks.
+        |b, at| unsafe { plain64(b, at) },
     )
 }

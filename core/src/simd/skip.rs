@@ -34,6 +34,27 @@ pub(crate) struct Masks {
     pub commas: u64,
 }
 
+/// What a kernel (SSE2, AVX2, scalar) supplies to the shared walks
+/// ([`skip_blocks`], [`count_blocks`]).
+pub(crate) struct Kernel<M, T, P, W, X> {
+    /// `masks(b, at)`: the masks of `b[at..at + 64]`, called only with
+    /// `at + 64 <= b.len()`.
+    pub masks: M,
+    /// The masks of a padded last block (a buffer shorter than 64 bytes).
+    pub tail_masks: T,
+    /// `plain(b, at)`: whether `b[at..at + 64]` holds no `"` and does not end
+    /// in a `\\` (called only with `at + 64 <= b.len()`): a block inside a string
+    /// that it cannot close, after which no escape is pending.
+    pub plain: P,
+    /// `plain128(b, at)`: whether `b[at..at + 128]` holds no `"` and does not
+    /// end in a `\\` (called only with `at + 128 <= b.len()`): two blocks as
+    /// [`Kernel::plain`] (a kernel may also say `false` when the first ends in a
+    /// backslash, and `true` is all that matters).
+    pub plain128: W,
+    /// [`prefix_xor`], or the same by carry-less multiplication.
+    pub prefix_xor: X,
+}
+
 /// The bytes of a 64-byte block that are escaped (the byte after an odd-length
 /// run of backslashes), given its backslash mask and `carry` (1 when the previous
 /// block ended in an odd run, so this block's first byte is escaped); updates
@@ -91,65 +112,128 @@ pub(crate) fn masks_scalar(block: &[u8; 64]) -> Masks {
 
 /// The end (one past the closing bracket) of the validated array or object whose
 /// opening bracket is `b[p]`; `b.len()` if it never closes (never, for validated
-/// input). `masks(b, at)` is called only with `at + 64 <= b.len()`; the last
-/// partial block is copied into a padded buffer and passed to `tail_masks`.
+/// input).
 #[inline(always)]
-pub(crate) fn skip_blocks(
-    b: &[u8],
-    p: usize,
-    masks: impl Fn(&[u8], usize) -> Masks,
-    tail_masks: impl Fn(&[u8; 64]) -> Masks,
-) -> usize {
+pub(crate) fn skip_blocks<M, T, P, W, X>(b: &[u8], p: usize, k: &Kernel<M, T, P, W, X>) -> usize
+where
+    M: Fn(&[u8], usize) -> Masks,
+    T: Fn(&[u8; 64]) -> Masks,
+    P: Fn(&[u8], usize) -> bool,
+    W: Fn(&[u8], usize) -> bool,
+    X: Fn(u64) -> u64,
+{
     debug_assert!(matches!(b.get(p), Some(b'[' | b'{')));
     // From just after the opening bracket, one level deep: a first block with
     // fewer closing brackets than that cannot end the value either.
-    walk_blocks(b, p + 1, masks, tail_masks, |state, m, at| {
-        state.block(m).map(|i| at + i + 1)
+    walk_blocks(b, p + 1, k, |state, m, at| {
+        state.block(m, &k.prefix_xor).map(|i| at + i + 1)
     })
     .unwrap_or(b.len())
 }
 
 /// The block walk of [`skip_blocks`] and [`count_blocks`], one level inside a
-/// container from `at`: 64 bytes a step (the last partial block padded for
-/// `tail_masks`), blocks wholly inside a long string skipped on the escape masks
-/// alone, every other block given to `block` (with its offset), whose `Some` ends
-/// the walk. `None` when the input ends first.
+/// container from `at`: 64 bytes a step, every block given to `block` (with its
+/// offset), whose `Some` ends the walk; `None` when the input ends first.
+///
+/// Inside a long string, a block the kernel calls plain (no quote, not ending
+/// in a backslash) is skipped on that one test, and any other block without an
+/// unescaped quote on the escape masks alone. The last partial block is the
+/// buffer's last 64 bytes with the bytes already taken shifted out of the masks
+/// (a buffer shorter than 64 bytes is copied into a padded block for
+/// `tail_masks`).
 #[inline(always)]
-fn walk_blocks<R>(
+fn walk_blocks<R, M, T, P, W, X>(
     b: &[u8],
     mut at: usize,
-    masks: impl Fn(&[u8], usize) -> Masks,
-    tail_masks: impl Fn(&[u8; 64]) -> Masks,
+    k: &Kernel<M, T, P, W, X>,
     mut block: impl FnMut(&mut Walk, Masks, usize) -> Option<R>,
-) -> Option<R> {
+) -> Option<R>
+where
+    M: Fn(&[u8], usize) -> Masks,
+    T: Fn(&[u8; 64]) -> Masks,
+    P: Fn(&[u8], usize) -> bool,
+    W: Fn(&[u8], usize) -> bool,
+{
     let mut state = Walk {
         depth: 1,
         in_string: 0,
         carry: 0,
     };
-    while b.len() >= 64 && at <= b.len() - 64 {
+    // `at < stop` is `at + 64 <= b.len()`.
+    let stop = b.len().saturating_sub(63);
+    // The last block was all string: a long string (text) goes on.
+    let mut long = false;
+    while at < stop {
         tick(1);
-        let m = masks(b, at);
         if state.in_string != 0 {
-            // Inside a string (long text): a block without its closing quote is
-            // all string, skipped on the escape masks alone.
-            let mut carry = state.carry;
-            if m.quotes & !escaped_bytes(m.backslashes, &mut carry) == 0 {
-                state.carry = carry;
+            // Inside a long string: plain blocks on one test each, two at a time
+            // while they last (not tried in a short string, where they fail).
+            if long && at + 64 < stop && (k.plain128)(b, at) {
+                state.carry = 0;
+                at += 128;
+                continue;
+            }
+            if long && (k.plain)(b, at) {
+                state.carry = 0;
                 at += 64;
                 continue;
             }
-        }
-        if let Some(r) = block(&mut state, m, at) {
+            // A block without its closing quote is all string, skipped on the
+            // escape masks alone.
+            let m = (k.masks)(b, at);
+            let mut carry = state.carry;
+            if m.quotes & !escaped_bytes(m.backslashes, &mut carry) == 0 {
+                state.carry = carry;
+                long = true;
+                at += 64;
+                continue;
+            }
+            long = false;
+            if let Some(r) = block(&mut state, m, at) {
+                return Some(r);
+            }
+        } else if let Some(r) = block(&mut state, (k.masks)(b, at), at) {
             return Some(r);
         }
         at += 64;
     }
     if at < b.len() {
         tick(1);
-        return block(&mut state, tail_masks(&padded_tail(b, at)), at);
+        return block(&mut state, last_masks(b, at, &k.masks, &k.tail_masks), at);
     }
     None
+}
+
+/// The masks of the last partial block `b[at..]` (`b.len() - at < 64`), bit i
+/// being byte `at + i`, with zeros (as for spaces) past the end: the buffer's
+/// last 64 bytes shifted, or, for a buffer shorter than 64 bytes, a copy padded
+/// with spaces.
+#[inline(always)]
+fn last_masks(
+    b: &[u8],
+    at: usize,
+    masks: impl Fn(&[u8], usize) -> Masks,
+    tail_masks: impl Fn(&[u8; 64]) -> Masks,
+) -> Masks {
+    debug_assert!(at < b.len() && b.len() - at < 64);
+    match b.len().checked_sub(64) {
+        Some(last) => masks(b, last).shr((at - last) as u32),
+        None => tail_masks(&padded_tail(b, at)),
+    }
+}
+
+impl Masks {
+    /// Every mask shifted right by `n` (`< 64`) bits.
+    #[inline(always)]
+    fn shr(self, n: u32) -> Masks {
+        Masks {
+            quotes: self.quotes >> n,
+            backslashes: self.backslashes >> n,
+            opens: self.opens >> n,
+            closes: self.closes >> n,
+            commas: self.commas >> n,
+        }
+    }
 }
 
 /// The number of values left in the validated array or object that `p` is
@@ -160,18 +244,20 @@ fn walk_blocks<R>(
 /// an unmasked bracket adds its commas at once (when at the container's own
 /// level); otherwise its brackets and commas are taken in order.
 #[inline(always)]
-pub(crate) fn count_blocks(
-    b: &[u8],
-    p: usize,
-    masks: impl Fn(&[u8], usize) -> Masks,
-    tail_masks: impl Fn(&[u8; 64]) -> Masks,
-) -> usize {
+pub(crate) fn count_blocks<M, T, P, W, X>(b: &[u8], p: usize, k: &Kernel<M, T, P, W, X>) -> usize
+where
+    M: Fn(&[u8], usize) -> Masks,
+    T: Fn(&[u8; 64]) -> Masks,
+    P: Fn(&[u8], usize) -> bool,
+    W: Fn(&[u8], usize) -> bool,
+    X: Fn(u64) -> u64,
+{
     if matches!(b.get(p), None | Some(b']' | b'}')) {
         return 0;
     }
     let mut n = 1;
-    walk_blocks(b, p, masks, tail_masks, |state, m, _| {
-        state.count_block(m, &mut n)
+    walk_blocks(b, p, k, |state, m, _| {
+        state.count_block(m, &k.prefix_xor, &mut n)
     });
     n
 }
@@ -180,20 +266,28 @@ pub(crate) fn count_blocks(
 /// backslash: 64 bytes a step, escapes resolved from the backslash mask alone
 /// ([`escaped_bytes`]); the closing quote is the first quote not escaped; `b.len()`
 /// if there is none (never, for validated input). `masks(b, at)` gives the quote
-/// and backslash masks and is called only with `at + 64 <= b.len()`; the last
-/// partial block is copied into a padded buffer for `tail_masks`.
+/// and backslash masks and is called only with `at + 64 <= b.len()`, as is
+/// `plain` (see [`Kernel::plain`]); a buffer shorter than 64 bytes is copied into
+/// a padded buffer for `tail_masks`.
 #[inline(always)]
 pub(crate) fn skip_text_blocks(
     b: &[u8],
     p: usize,
     masks: impl Fn(&[u8], usize) -> (u64, u64),
     tail_masks: impl Fn(&[u8; 64]) -> (u64, u64),
+    plain: impl Fn(&[u8], usize) -> bool,
 ) -> usize {
     debug_assert_eq!(b.get(p), Some(&b'\\'));
     let mut carry = 0u64;
     let mut at = p;
-    while b.len() >= 64 && at <= b.len() - 64 {
+    let stop = b.len().saturating_sub(63);
+    while at < stop {
         tick(1);
+        if plain(b, at) {
+            carry = 0;
+            at += 64;
+            continue;
+        }
         let (quotes, backslashes) = masks(b, at);
         let closing = quotes & !escaped_bytes(backslashes, &mut carry);
         if closing != 0 {
@@ -203,7 +297,14 @@ pub(crate) fn skip_text_blocks(
     }
     if at < b.len() {
         tick(1);
-        let (quotes, backslashes) = tail_masks(&padded_tail(b, at));
+        let (quotes, backslashes) = match b.len().checked_sub(64) {
+            Some(last) => {
+                let (q, s) = masks(b, last);
+                let n = at - last;
+                (q >> n, s >> n)
+            }
+            None => tail_masks(&padded_tail(b, at)),
+        };
         let closing = quotes & !escaped_bytes(backslashes, &mut carry);
         if closing != 0 {
             return at + closing.trailing_zeros() as usize + 1;
@@ -227,7 +328,12 @@ impl Walk {
     /// (the counted container's own level); `Some` when the container closes in
     /// this block.
     #[inline(always)]
-    fn count_block(&mut self, m: Masks, n: &mut usize) -> Option<()> {
+    fn count_block(
+        &mut self,
+        m: Masks,
+        prefix_xor: impl Fn(u64) -> u64,
+        n: &mut usize,
+    ) -> Option<()> {
         let quotes = m.quotes & !escaped_bytes(m.backslashes, &mut self.carry);
         let strings = prefix_xor(quotes) ^ self.in_string;
         self.in_string = ((strings as i64) >> 63) as u64;
@@ -270,7 +376,7 @@ impl Walk {
     /// Takes one block; the index in it of the bracket that closes the value, if
     /// it does.
     #[inline(always)]
-    fn block(&mut self, m: Masks) -> Option<usize> {
+    fn block(&mut self, m: Masks, prefix_xor: impl Fn(u64) -> u64) -> Option<usize> {
         let quotes = m.quotes & !escaped_bytes(m.backslashes, &mut self.carry);
         let strings = prefix_xor(quotes) ^ self.in_string;
         self.in_string = ((strings as i64) >> 63) as u64;
@@ -316,6 +422,27 @@ fn padded_tail(b: &[u8], at: usize) -> [u8; 64] {
     block
 }
 
+/// Whether the 64 bytes at `at` hold no `"` and do not end in a `\\`
+/// ([`Kernel::plain`]), byte by byte.
+#[inline(always)]
+fn plain_scalar(b: &[u8], at: usize) -> bool {
+    let block = block_at(b, at);
+    block[63] != b'\\' && !block.contains(&b'"')
+}
+
+/// The scalar build's kernel: masks byte by byte, the shift-and-xor prefix XOR.
+macro_rules! scalar_kernel {
+    () => {
+        Kernel {
+            masks: |b: &[u8], at| masks_scalar(block_at(b, at)),
+            tail_masks: masks_scalar,
+            plain: plain_scalar,
+            plain128: |b: &[u8], at| plain_scalar(b, at) && plain_scalar(b, at + 64),
+            prefix_xor,
+        }
+    };
+}
+
 /// [`skip_blocks`] with the scalar masks: the scalar build's kernel.
 #[cfg_attr(
     all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
@@ -323,7 +450,7 @@ fn padded_tail(b: &[u8], at: usize) -> [u8; 64] {
 )]
 #[inline]
 pub(crate) fn skip_container_scalar(b: &[u8], p: usize) -> usize {
-    skip_blocks(b, p, |b, at| masks_scalar(block_at(b, at)), masks_scalar)
+    skip_blocks(b, p, &scalar_kernel!())
 }
 
 /// [`count_blocks`] with the scalar masks: the scalar build's kernel.
@@ -333,7 +460,7 @@ pub(crate) fn skip_container_scalar(b: &[u8], p: usize) -> usize {
 )]
 #[inline]
 pub(crate) fn count_values_scalar(b: &[u8], p: usize) -> usize {
-    count_blocks(b, p, |b, at| masks_scalar(block_at(b, at)), masks_scalar)
+    count_blocks(b, p, &scalar_kernel!())
 }
 
 /// [`skip_text_blocks`] with the scalar masks: the scalar build's kernel.
@@ -352,7 +479,7 @@ pub(crate) fn skip_text_scalar(b: &[u8], p: usize) -> usize {
         let m = masks_scalar(block);
         (m.quotes, m.backslashes)
     };
-    skip_text_blocks(b, p, |b, at| qb(block_at(b, at)), qb)
+    skip_text_blocks(b, p, |b, at| qb(block_at(b, at)), qb, plain_scalar)
 }
 
 #[cfg(test)]
@@ -648,6 +775,215 @@ mod tests {
                     assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
                 }
             }
+        }
+    }
+
+    /// Every kernel's end of the container at `p`, its count from `p`, and (when
+    /// `b[p]` is a backslash) its end of the string: `(name, value)` pairs.
+    fn all_skips(v: &[u8], p: usize) -> Vec<(&'static str, usize)> {
+        let out = vec![
+            ("scalar", skip_container_scalar(v, p)),
+            ("runtime", super::super::skip_container(v, p)),
+        ];
+        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+        let out = {
+            let mut out = out;
+            out.push(("sse2", super::super::sse2::skip_container(v, p)));
+            if super::super::avx2::is_available() {
+                // SAFETY: AVX2 was just detected on this CPU.
+                out.push(("avx2", unsafe { super::super::avx2::skip_container(v, p) }));
+            }
+            out
+        };
+        out
+    }
+
+    fn all_counts(v: &[u8], p: usize) -> Vec<(&'static str, usize)> {
+        let out = vec![
+            ("scalar", count_values_scalar(v, p)),
+            ("runtime", super::super::count_values(v, p)),
+        ];
+        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+        let out = {
+            let mut out = out;
+            out.push(("sse2", super::super::sse2::count_values(v, p)));
+            if super::super::avx2::is_available() {
+                // SAFETY: AVX2 was just detected on this CPU.
+                out.push(("avx2", unsafe { super::super::avx2::count_values(v, p) }));
+            }
+            out
+        };
+        out
+    }
+
+    fn all_skip_texts(v: &[u8], p: usize) -> Vec<(&'static str, usize)> {
+        let out = vec![
+            ("scalar", skip_text_scalar(v, p)),
+            ("runtime", super::super::skip_text(v, p)),
+        ];
+        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+        let out = {
+            let mut out = out;
+            out.push(("sse2", super::super::sse2::skip_text(v, p)));
+            if super::super::avx2::is_available() {
+                // SAFETY: AVX2 was just detected on this CPU.
+                out.push(("avx2", unsafe { super::super::avx2::skip_text(v, p) }));
+            }
+            out
+        };
+        out
+    }
+
+    /// A string of text spanning several blocks with a run of backslashes of
+    /// every length up to 70, at every offset from the block grid, followed by an
+    /// escaped quote, an escaped letter, the closing quote or a plain letter, then
+    /// nested values: every kernel skips, counts and skips the string as
+    /// serde_json and the byte walks say (the plain-block test, the escape carry
+    /// across blocks, the overlapping last block).
+    #[test]
+    fn runs_and_quotes_at_every_offset() {
+        let (runs, leads): (&[usize], usize) = if cfg!(miri) {
+            (&[0, 1, 2, 3], 70)
+        } else {
+            (&(0..=70).collect::<Vec<_>>(), 150)
+        };
+        let step = if cfg!(miri) { 23 } else { 1 };
+        for (&run, pre) in runs.iter().flat_map(|r| [(r, 0), (r, 140)]) {
+            for lead in (0..leads).step_by(step) {
+                for kind in 0..3 {
+                    let mut v = b"[1,\"".to_vec();
+                    // With `pre`, a long string: plain blocks before the run.
+                    v.extend(std::iter::repeat_n(b'w', pre));
+                    v.extend(std::iter::repeat_n(b'x', lead));
+                    let first_backslash = v.len();
+                    v.extend(std::iter::repeat_n(b'\\', run));
+                    match (run % 2, kind) {
+                        (1, 0) => v.push(b'"'), // escaped: the string goes on
+                        (1, _) => v.push(b'n'),
+                        (_, 0) => {} // the closing quote comes next
+                        _ => v.push(b'a'),
+                    }
+                    if run % 2 == 1 || kind != 0 {
+                        v.extend(std::iter::repeat_n(b'y', (lead * 7 + run) % 90));
+                        if kind == 2 {
+                            v.extend_from_slice(b"\\\"z,]\\\\");
+                        }
+                    }
+                    let string_end = v.len() + 1;
+                    v.extend_from_slice(b"\",2,{\"k\":[3,\"]\\\"\"]},\"\\\\\"]");
+                    let end = v.len();
+                    v.extend(std::iter::repeat_n(b'x', (lead + run) % 70));
+                    let ctx = String::from_utf8_lossy(&v).into_owned();
+                    let parsed: serde_json::Value =
+                        serde_json::from_slice(&v[..end]).expect("valid JSON");
+                    let n = parsed.as_array().expect("an array").len();
+                    assert_eq!(count_walk(&v, 1), n, "reference {ctx}");
+                    for (kernel, got) in all_counts(&v, 1) {
+                        assert_eq!(got, n, "{kernel} count {ctx}");
+                    }
+                    // From inside the string's array after it: `2,{...},"\\"]`.
+                    let after = string_end + 1;
+                    for (kernel, got) in all_counts(&v, after) {
+                        assert_eq!(got, n - 2, "{kernel} count after {ctx}");
+                    }
+                    for (kernel, got) in all_skips(&v, 0) {
+                        assert_eq!(got, end, "{kernel} skip {ctx}");
+                    }
+                    if run > 0 {
+                        for (kernel, got) in all_skip_texts(&v, first_backslash) {
+                            assert_eq!(got, string_end, "{kernel} skip_text {ctx}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// On arbitrary bytes (not JSON: the walks' precondition broken) every
+    /// kernel still stops, inside the buffer, with the scalar kernel's answer.
+    #[test]
+    fn garbage_ends_inside_the_buffer() {
+        let mut next = crate::test_rng::lcg(0x6a7b_a6e5_u64);
+        let alphabet = b"\"\\[]{},a \\\\";
+        let rounds = if cfg!(miri) { 30 } else { 20000 };
+        for _ in 0..rounds {
+            let len = 1 + next() % 300;
+            let mut v: Vec<u8> = (0..len)
+                .map(|_| alphabet[next() % alphabet.len()])
+                .collect();
+            let p = next() % len;
+            let ctx = String::from_utf8_lossy(&v).into_owned();
+            v[p] = b'[';
+            let want = skip_container_scalar(&v, p);
+            assert!(want <= v.len(), "{ctx}");
+            for (kernel, got) in all_skips(&v, p) {
+                assert_eq!(got, want, "{kernel} skip {p} {ctx}");
+            }
+            let want = count_values_scalar(&v, p);
+            for (kernel, got) in all_counts(&v, p) {
+                assert_eq!(got, want, "{kernel} count {p} {ctx}");
+            }
+            v[p] = b'\\';
+            let want = skip_text_scalar(&v, p);
+            assert!(want <= v.len(), "{ctx}");
+            for (kernel, got) in all_skip_texts(&v, p) {
+                assert_eq!(got, want, "{kernel} skip_text {p} {ctx}");
+            }
+        }
+    }
+
+    /// The plain-block test of each kernel equals the scalar one for every byte
+    /// value at every position of a block (a quote anywhere, a backslash last).
+    #[test]
+    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+    fn plain_matches_scalar() {
+        for c in 0..=255u8 {
+            for pos in 0..64 {
+                for from in [0, 5] {
+                    let mut buf = [b'a'; 69];
+                    buf[from + pos] = c;
+                    let want = plain_scalar(&buf, from);
+                    assert_eq!(want, c != b'"' && (c != b'\\' || pos != 63));
+                    // SAFETY: `from + 64 <= 69`.
+                    let sse2 = unsafe { super::super::sse2::plain64(&buf, from) };
+                    assert_eq!(sse2, want, "sse2 byte {c} at {pos}");
+                    if super::super::avx2::is_available() {
+                        // SAFETY: `from + 64 <= 69`, and AVX2 was just detected.
+                        let avx2 = unsafe { super::super::avx2::plain64(&buf, from) };
+                        assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
+                    }
+                }
+            }
+            for pos in 0..128 {
+                for from in [0, 5] {
+                    let mut buf = [b'a'; 133];
+                    buf[from + pos] = c;
+                    let want = c != b'"' && (c != b'\\' || pos != 127);
+                    if super::super::avx2::is_available() {
+                        // SAFETY: `from + 128 <= 133`, and AVX2 was just detected.
+                        let avx2 = unsafe { super::super::avx2::plain128(&buf, from) };
+                        assert_eq!(avx2, want, "avx2 128 byte {c} at {pos}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The carry-less prefix XOR equals the shift-and-xor one.
+    #[test]
+    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+    fn prefix_xor_clmul_matches() {
+        if !super::super::avx2::is_available() {
+            return;
+        }
+        let mut next = crate::test_rng::lcg(0xc1_u64);
+        let mut xs: Vec<u64> = (0..64).map(|i| 1u64 << i).collect();
+        xs.extend([0, u64::MAX, 0x8000_0000_0000_0001, 0x5555_5555_5555_5555]);
+        xs.extend((0..10000).map(|_| ((next() as u64) << 33) ^ ((next() as u64) << 2)));
+        for x in xs {
+            // SAFETY: PCLMULQDQ is part of `is_available`, just checked.
+            let got = unsafe { super::super::avx2::prefix_xor_clmul(x) };
+            assert_eq!(got, prefix_xor(x), "{x:#x}");
         }
     }
 

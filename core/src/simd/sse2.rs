@@ -5,7 +5,7 @@ use core::arch::x86_64::{
     _mm_set1_epi8,
 };
 
-use super::skip::{Masks, count_blocks, skip_blocks, skip_text_blocks};
+use super::skip::{Kernel, Masks, count_blocks, prefix_xor, skip_blocks, skip_text_blocks};
 use super::text::{Text, TextMasks, text_blocks};
 
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
@@ -176,32 +176,58 @@ pub(crate) unsafe fn structural_masks64(bytes: &[u8], from: usize) -> Masks {
     m
 }
 
+/// Whether `bytes[from..from + 64]` holds no `"` and does not end in a `\\`
+/// ([`Kernel::plain`]).
+///
+/// # Safety
+/// `from + 64 <= bytes.len()`.
+#[inline(always)]
+pub(crate) unsafe fn plain64(bytes: &[u8], from: usize) -> bool {
+    debug_assert!(from + 64 <= bytes.len());
+    // SAFETY: `from + 64 <= bytes.len()` (the caller's guarantee), so the four
+    // unaligned 16-byte loads stay inside `bytes`; SSE2 is part of the x86_64
+    // baseline.
+    let quotes = unsafe {
+        let p = bytes.as_ptr().add(from);
+        let quote = _mm_set1_epi8(b'"' as i8);
+        let eq = |k: usize| _mm_cmpeq_epi8(_mm_loadu_si128(p.add(16 * k) as *const __m128i), quote);
+        _mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(eq(0), eq(1)),
+            _mm_or_si128(eq(2), eq(3)),
+        ))
+    };
+    quotes == 0 && bytes[from + 63] != b'\\'
+}
+
+/// The SSE2 kernel of the shared walks.
+macro_rules! kernel {
+    () => {
+        Kernel {
+            // SAFETY: the walks pass only `at + 64 <= bytes.len()`.
+            masks: |b: &[u8], at| unsafe { structural_masks64(b, at) },
+            // SAFETY: the padded block is 64 bytes long.
+            tail_masks: |block: &[u8; 64]| unsafe { structural_masks64(block, 0) },
+            // SAFETY: as for `masks`.
+            plain: |b: &[u8], at| unsafe { plain64(b, at) },
+            // SAFETY: the walks pass only `at + 128 <= bytes.len()`.
+            plain128: |b: &[u8], at| unsafe { plain64(b, at) && plain64(b, at + 64) },
+            prefix_xor,
+        }
+    };
+}
+
 /// The end of the validated array or object opening at `bytes[p]`
 /// ([`skip_blocks`] on SSE2 masks).
 #[inline]
 pub(crate) fn skip_container(bytes: &[u8], p: usize) -> usize {
-    skip_blocks(
-        bytes,
-        p,
-        // SAFETY: `skip_blocks` passes only `at + 64 <= bytes.len()`.
-        |b, at| unsafe { structural_masks64(b, at) },
-        // SAFETY: the padded block is 64 bytes long.
-        |block| unsafe { structural_masks64(block, 0) },
-    )
+    skip_blocks(bytes, p, &kernel!())
 }
 
 /// The number of values left in a validated array or object from `bytes[p]`
 /// ([`count_blocks`] on SSE2 masks).
 #[inline]
 pub(crate) fn count_values(bytes: &[u8], p: usize) -> usize {
-    count_blocks(
-        bytes,
-        p,
-        // SAFETY: `count_blocks` passes only `at + 64 <= bytes.len()`.
-        |b, at| unsafe { structural_masks64(b, at) },
-        // SAFETY: the padded block is 64 bytes long.
-        |block| unsafe { structural_masks64(block, 0) },
-    )
+    count_blocks(bytes, p, &kernel!())
 }
 
 /// The quote, backslash and special (below 0x20 or above 0x7f) masks of
@@ -253,5 +279,7 @@ pub(crate) fn skip_text(bytes: &[u8], p: usize) -> usize {
         |b, at| unsafe { quote_backslash_masks64(b, at) },
         // SAFETY: the padded block is 64 bytes long.
         |block| unsafe { quote_backslash_masks64(block, 0) },
+        // SAFETY: as for the masks.
+        |b, at| unsafe { plain64(b, at) },
     )
 }
