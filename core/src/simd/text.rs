@@ -28,6 +28,8 @@ pub(crate) struct TextMasks {
     pub backslashes: u64,
     /// Bytes below 0x20 or above 0x7f.
     pub special: u64,
+    /// The simple escape letters: `"`, `\\`, `/`, `b`, `f`, `n`, `r`, `t`.
+    pub simple: u64,
 }
 
 /// Where a block walk stopped.
@@ -63,6 +65,9 @@ pub(crate) fn masks_scalar(b: &[u8], at: usize) -> TextMasks {
     let mut m = TextMasks::default();
     for (i, &c) in b[at..at + 64].iter().enumerate() {
         let bit = 1u64 << i;
+        if SIMPLE_ESCAPE[c as usize] {
+            m.simple |= bit;
+        }
         match c {
             b'"' => m.quotes |= bit,
             b'\\' => m.backslashes |= bit,
@@ -80,19 +85,27 @@ pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> Te
     debug_assert_eq!(b.get(p), Some(&b'\\'));
     let mut at = p;
     let mut carry = 0u64;
-    // Where the last multi-byte character ended (it may reach into this block).
-    let mut utf8_end = p;
-    while b.len() >= 64 && at <= b.len() - 64 {
+    // This block's first bytes that continue a character begun in the block
+    // before (at most three).
+    let mut cont = 0u64;
+    let Some(last) = b.len().checked_sub(64) else {
+        return Text::Resume(p);
+    };
+    while at <= last {
         tick(1);
         let m = masks(b, at);
         let escaped = escaped_bytes(m.backslashes, &mut carry);
         let closing = m.quotes & !escaped;
         // The bits below the closing quote (all of them when there is none).
         let body = closing.wrapping_sub(1) & !closing;
-        let mut special = m.special & body;
-        if utf8_end > at {
-            // Continuation bytes of a character from the block before.
-            special &= !0u64 << (utf8_end - at);
+        let mut special = m.special & body & !cont;
+        // The escape letters other than the simple ones: `u`, or a bad letter.
+        let mut letters = escaped & body & !m.simple;
+        cont = 0;
+        if special | letters | closing == 0 {
+            // Plain ASCII text and simple escapes only, and more string after.
+            at += 64;
+            continue;
         }
         // The first byte (index in the block) the walk cannot pass: a control
         // byte or invalid UTF-8; the general loop reports it.
@@ -112,17 +125,19 @@ pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> Te
             };
             // Clear the character's bytes (the shift drops any past this block).
             special &= !(((1u64 << (end - at - i)) - 1) << i);
-            utf8_end = end;
+            if end > at + 64 {
+                cont = (1u64 << (end - at - 64)) - 1;
+            }
         }
-        let before_stop = if stop == 64 { !0 } else { (1u64 << stop) - 1 };
-        let mut letters = escaped & body & before_stop;
+        // The bytes up to the stop, itself included: an escaped control byte or
+        // invalid UTF-8 is a bad escape first (the walk resumes at its backslash).
+        if stop < 64 {
+            letters &= u64::MAX >> (63 - stop);
+        }
         while letters != 0 {
             tick(1);
             let i = at + letters.trailing_zeros() as usize;
-            let c = b[i];
-            if !SIMPLE_ESCAPE[c as usize]
-                && (c != b'u' || unescape::check_escape(b, i - 1).is_none())
-            {
+            if b[i] != b'u' || unescape::check_escape(b, i - 1).is_none() {
                 return Text::Resume(i - 1);
             }
             letters &= letters - 1;
@@ -135,7 +150,13 @@ pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> Te
         }
         at += 64;
     }
-    Text::Resume((at - carry as usize).max(utf8_end))
+    // Past the continuation bytes of a character, or at the backslash of an
+    // escape cut by the block end.
+    Text::Resume(if cont != 0 {
+        at + cont.count_ones() as usize
+    } else {
+        at - carry as usize
+    })
 }
 
 /// [`text_blocks`] with the scalar masks: the scalar build's kernel.
