@@ -111,17 +111,19 @@ pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> Te
         let m = masks(b, at);
         let escaped = escaped_bytes(m.backslashes, &mut carry);
         let closing = m.quotes & !escaped;
-        // The bits below the closing quote (all of them when there is none).
-        let body = closing.wrapping_sub(1) & !closing;
-        let mut special = m.special & body & !cont;
+        let special = m.special & !cont;
         // The escape letters other than the simple ones: `u`, or a bad letter.
-        let mut letters = escaped & body & !m.simple;
+        let letters = escaped & !m.simple;
         cont = 0;
         if special | letters | closing == 0 {
             // Plain ASCII text and simple escapes only, and more string after.
             at += 64;
             continue;
         }
+        // The bits below the closing quote (all of them when there is none).
+        let body = closing.wrapping_sub(1) & !closing;
+        let mut special = special & body;
+        let mut letters = letters & body;
         // The first byte (index in the block) the walk cannot pass: a control
         // byte or invalid UTF-8; the general loop reports it.
         let mut stop = 64;
