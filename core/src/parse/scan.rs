@@ -2152,6 +2152,88 @@ mod text_tests {
         }
         assert!(blocks_taken > rounds / 2, "too few valid strings generated");
     }
+
+    /// `piece` placed `at` bytes after a string's first escape (64 bytes in): the
+    /// block walk's verdict equals the general loop's, and a valid string ends in
+    /// the walk itself (no hand-back: the letter masks let every valid escape and
+    /// character through).
+    fn check_piece(piece: &[u8], at: usize) {
+        let mut s = vec![b'a'; 70];
+        let start = 1;
+        let p = s.len();
+        s.extend_from_slice(b"\\n");
+        s.resize(p + at, b'b');
+        s.extend_from_slice(piece);
+        s.resize(p + 200, b'c');
+        s.push(b'"');
+        s.resize(s.len() + 70, b' ');
+        let fast = string_loop::<true>(&s, start);
+        let slow = string_loop::<false>(&s, start);
+        let show = || format!("{:?} at {at}", String::from_utf8_lossy(piece));
+        assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{}", show());
+        if let Ok((end, _)) = slow {
+            let walk = super::simd::text(&s, p);
+            assert_eq!(walk, super::simd::text::Text::End(end), "{}", show());
+        }
+    }
+
+    /// Every byte after a backslash, at every offset of two blocks: the simple
+    /// letters pass in the masks, `u` through its check, anything else hands back.
+    #[test]
+    fn every_escape_letter_at_every_offset() {
+        let (letters, offsets) = if cfg!(miri) {
+            (&b"nu\"/x\x00\xc3"[..], 60..68)
+        } else {
+            (&(0..=255u8).collect::<Vec<u8>>()[..], 2..140)
+        };
+        for &c in letters {
+            for at in offsets.clone() {
+                let hex = if c == b'u' { &b"00e9"[..] } else { b"" };
+                check_piece(&[&[b'\\', c][..], hex].concat(), at);
+            }
+        }
+    }
+
+    /// `\u` escapes (valid, surrogates, bad digits, cut by the closing quote),
+    /// escaped backslashes, non-ASCII characters of every length, invalid UTF-8
+    /// and control bytes, at every offset across block boundaries.
+    #[test]
+    fn escapes_and_utf8_across_blocks() {
+        let pieces: [&[u8]; 26] = [
+            b"\\u00e9",
+            b"\\uD83D\\uDE00",
+            b"\\uABCDx",
+            b"\\uabcd\\n",
+            b"\\u12g4",
+            b"\\u0\"",
+            b"\\U0041",
+            b"\\\\\\\"",
+            b"\\\\\\\\\\",
+            "é".as_bytes(),
+            "€\\t".as_bytes(),
+            "😀é€".as_bytes(),
+            "\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}".as_bytes(),
+            b"\xc3a",
+            b"\xe2\x82",
+            b"\xf0\x9f\x98",
+            b"\xed\xa0\x80",
+            b"\xc0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\x80",
+            b"\xff",
+            b"\x01",
+            b"\x1f",
+            b"\x7f",
+            b"\\\xc3\xa9",
+            b"\\\x01",
+        ];
+        let offsets = if cfg!(miri) { 61..66 } else { 2..140 };
+        for piece in pieces {
+            for at in offsets.clone() {
+                check_piece(piece, at);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 
 use core::arch::x86_64::{
     __m256i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8,
-    _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_insert_epi8, _mm256_loadu_si256,
-    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_insert_epi8, _mm256_loadu_si256,
+    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setr_epi8,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
 };
 
 use super::skip::{Kernel, Masks, count_blocks, skip_blocks, skip_text_blocks};
@@ -203,8 +204,9 @@ pub(crate) unsafe fn count_values(bytes: &[u8], p: usize) -> usize {
     count_blocks(bytes, p, &kernel!())
 }
 
-/// The quote, backslash and special (below 0x20 or above 0x7f) masks of
-/// `bytes[from..from + 64]` (bit i = byte `from + i`), in two 32-byte steps.
+/// The quote, backslash, special (below 0x20 or above 0x7f) and simple escape
+/// letter masks of `bytes[from..from + 64]` (bit i = byte `from + i`), in two
+/// 32-byte steps.
 ///
 /// # Safety
 /// - `from + 64 <= bytes.len()`;
@@ -213,7 +215,23 @@ pub(crate) unsafe fn count_values(bytes: &[u8], p: usize) -> usize {
 #[inline]
 pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
     debug_assert!(from + 64 <= bytes.len());
+    // The simple escape letters `"\/bfnrt` by nibbles: a byte is one when the
+    // entries of its high and low nibble share a bit. High nibble 2 is bit 0
+    // (`"` 0x22, `/` 0x2f), 5 bit 1 (`\` 0x5c), 6 bit 2 (`b` 0x62, `f` 0x66,
+    // `n` 0x6e), 7 bit 3 (`r` 0x72, `t` 0x74); a byte >= 0x80 looks up 0 in the
+    // low table (`vpshufb` zeroes lanes whose index has bit 7 set).
+    #[rustfmt::skip]
+    let hi_table = _mm256_setr_epi8(
+        0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0,
+    );
+    #[rustfmt::skip]
+    let lo_table = _mm256_setr_epi8(
+        0, 0, 0x0d, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1,
+        0, 0, 0x0d, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1,
+    );
     let mut m = TextMasks::default();
+    let mut not_simple = 0u64;
     for k in 0..2 {
         // SAFETY: `from + 32 * k + 32 <= from + 64 <= bytes.len()` (the caller's
         // guarantee), so each unaligned 32-byte load stays inside `bytes`.
@@ -223,7 +241,14 @@ pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
         m.backslashes |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
         // Signed: 0x20 > v holds for control bytes and for every byte >= 0x80.
         m.special |= bits(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v));
+        let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(0x0f));
+        let classes = _mm256_and_si256(
+            _mm256_shuffle_epi8(hi_table, hi),
+            _mm256_shuffle_epi8(lo_table, v),
+        );
+        not_simple |= bits(_mm256_cmpeq_epi8(classes, _mm256_setzero_si256()));
     }
+    m.simple = !not_simple;
     m
 }
 

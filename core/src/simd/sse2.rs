@@ -230,8 +230,8 @@ pub(crate) fn count_values(bytes: &[u8], p: usize) -> usize {
     count_blocks(bytes, p, &kernel!())
 }
 
-/// The quote, backslash and special (below 0x20 or above 0x7f) masks of
-/// `bytes[from..from + 64]` (bit i = byte `from + i`).
+/// The quote, backslash, special (below 0x20 or above 0x7f) and simple escape
+/// letter masks of `bytes[from..from + 64]` (bit i = byte `from + i`).
 ///
 /// # Safety
 /// `from + 64 <= bytes.len()`.
@@ -243,19 +243,31 @@ pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
         // SAFETY: `from + 16 * k + 16 <= from + 64 <= bytes.len()` (the caller's
         // guarantee), so each unaligned 16-byte load stays inside `bytes`; SSE2 is
         // part of the x86_64 baseline.
-        let [q, b, s] = unsafe {
+        let [q, b, s, l] = unsafe {
             let v = _mm_loadu_si128(bytes.as_ptr().add(from + 16 * k) as *const __m128i);
+            let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+            let (q, b) = (eq(b'"'), eq(b'\\'));
+            // The simple escape letters `"\\/bfnrt`.
+            let letters = _mm_or_si128(
+                _mm_or_si128(_mm_or_si128(q, b), _mm_or_si128(eq(b'/'), eq(b'b'))),
+                _mm_or_si128(
+                    _mm_or_si128(eq(b'f'), eq(b'n')),
+                    _mm_or_si128(eq(b'r'), eq(b't')),
+                ),
+            );
             [
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)),
+                q,
+                b,
                 // Signed: below 0x20 holds for control bytes and every byte >= 0x80.
                 _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                letters,
             ]
             .map(|x| u64::from(_mm_movemask_epi8(x) as u16))
         };
         m.quotes |= q << (16 * k);
         m.backslashes |= b << (16 * k);
         m.special |= s << (16 * k);
+        m.simple |= l << (16 * k);
     }
     m
 }

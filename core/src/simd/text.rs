@@ -14,7 +14,6 @@
 //! it can resume from ([`Text::Resume`]), which then reports errors exactly as it
 //! always does.
 
-use super::skip::escaped_bytes;
 use crate::parse::ops::tick;
 use crate::parse::scan;
 use crate::unescape;
@@ -28,6 +27,8 @@ pub(crate) struct TextMasks {
     pub backslashes: u64,
     /// Bytes below 0x20 or above 0x7f.
     pub special: u64,
+    /// The simple escape letters: `"`, `\\`, `/`, `b`, `f`, `n`, `r`, `t`.
+    pub simple: u64,
 }
 
 /// Where a block walk stopped.
@@ -52,6 +53,22 @@ static SIMPLE_ESCAPE: [bool; 256] = {
     t
 };
 
+/// The bytes escaped by a backslash ([`super::skip::escaped_bytes`], in fewer
+/// steps): `carry` is 1 when the block's first byte is escaped, and becomes 1
+/// when the next block's is. An odd-bits mask minus the backslashes (shifted
+/// onto the bytes they may escape) flips exactly at the ends of runs that start
+/// on an even bit; XOR-ing the odd bits back leaves the escaping backslashes
+/// and the bytes they escape.
+#[inline(always)]
+pub(crate) fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    let potential = backslashes & !*carry; // an escaped backslash escapes nothing
+    let escape_and_escaped = ((potential << 1) | ODD).wrapping_sub(potential) ^ ODD;
+    let escaped = escape_and_escaped ^ (backslashes | *carry);
+    *carry = (escape_and_escaped & backslashes) >> 63;
+    escaped
+}
+
 /// The masks of 64 bytes, byte by byte: the reference the SIMD kernels are
 /// tested against, and the kernel of the scalar build.
 #[cfg_attr(
@@ -63,6 +80,9 @@ pub(crate) fn masks_scalar(b: &[u8], at: usize) -> TextMasks {
     let mut m = TextMasks::default();
     for (i, &c) in b[at..at + 64].iter().enumerate() {
         let bit = 1u64 << i;
+        if SIMPLE_ESCAPE[c as usize] {
+            m.simple |= bit;
+        }
         match c {
             b'"' => m.quotes |= bit,
             b'\\' => m.backslashes |= bit,
@@ -80,20 +100,30 @@ pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> Te
     debug_assert_eq!(b.get(p), Some(&b'\\'));
     let mut at = p;
     let mut carry = 0u64;
-    // Where the last multi-byte character ended (it may reach into this block).
-    let mut utf8_end = p;
-    while b.len() >= 64 && at <= b.len() - 64 {
+    // This block's first bytes that continue a character begun in the block
+    // before (at most three).
+    let mut cont = 0u64;
+    let Some(last) = b.len().checked_sub(64) else {
+        return Text::Resume(p);
+    };
+    while at <= last {
         tick(1);
         let m = masks(b, at);
         let escaped = escaped_bytes(m.backslashes, &mut carry);
         let closing = m.quotes & !escaped;
+        let special = m.special & !cont;
+        // The escape letters other than the simple ones: `u`, or a bad letter.
+        let letters = escaped & !m.simple;
+        cont = 0;
+        if special | letters | closing == 0 {
+            // Plain ASCII text and simple escapes only, and more string after.
+            at += 64;
+            continue;
+        }
         // The bits below the closing quote (all of them when there is none).
         let body = closing.wrapping_sub(1) & !closing;
-        let mut special = m.special & body;
-        if utf8_end > at {
-            // Continuation bytes of a character from the block before.
-            special &= !0u64 << (utf8_end - at);
-        }
+        let mut special = special & body;
+        let mut letters = letters & body;
         // The first byte (index in the block) the walk cannot pass: a control
         // byte or invalid UTF-8; the general loop reports it.
         let mut stop = 64;
@@ -112,17 +142,19 @@ pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> Te
             };
             // Clear the character's bytes (the shift drops any past this block).
             special &= !(((1u64 << (end - at - i)) - 1) << i);
-            utf8_end = end;
+            if end > at + 64 {
+                cont = (1u64 << (end - at - 64)) - 1;
+            }
         }
-        let before_stop = if stop == 64 { !0 } else { (1u64 << stop) - 1 };
-        let mut letters = escaped & body & before_stop;
+        // The bytes up to the stop, itself included: an escaped control byte or
+        // invalid UTF-8 is a bad escape first (the walk resumes at its backslash).
+        if stop < 64 {
+            letters &= u64::MAX >> (63 - stop);
+        }
         while letters != 0 {
             tick(1);
             let i = at + letters.trailing_zeros() as usize;
-            let c = b[i];
-            if !SIMPLE_ESCAPE[c as usize]
-                && (c != b'u' || unescape::check_escape(b, i - 1).is_none())
-            {
+            if b[i] != b'u' || unescape::check_escape(b, i - 1).is_none() {
                 return Text::Resume(i - 1);
             }
             letters &= letters - 1;
@@ -135,7 +167,13 @@ pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> Te
         }
         at += 64;
     }
-    Text::Resume((at - carry as usize).max(utf8_end))
+    // Past the continuation bytes of a character, or at the backslash of an
+    // escape cut by the block end.
+    Text::Resume(if cont != 0 {
+        at + cont.count_ones() as usize
+    } else {
+        at - carry as usize
+    })
 }
 
 /// [`text_blocks`] with the scalar masks: the scalar build's kernel.
@@ -154,6 +192,28 @@ pub(crate) fn text_blocks_scalar(b: &[u8], p: usize) -> Text {
 
 #[cfg(test)]
 mod tests {
+    /// [`super::escaped_bytes`] equals the skip walk's on random and run-heavy
+    /// backslash masks, with both carries.
+    #[test]
+    fn escaped_bytes_match_the_skip_walk() {
+        let mut next = crate::test_rng::lcg(0xe5c_u64);
+        let rounds = if cfg!(miri) { 200 } else { 200_000 };
+        for round in 0..rounds {
+            let r = (next() as u64) << 33 ^ (next() as u64) << 2 ^ next() as u64;
+            let backslashes = match round % 3 {
+                0 => r,
+                1 => r | r << 1 | r << 2,
+                _ => !r & (r >> 1 | 1 << 63),
+            };
+            for carry in [0, 1] {
+                let (mut c1, mut c2) = (carry, carry);
+                let want = super::super::skip::escaped_bytes(backslashes, &mut c1);
+                let got = super::escaped_bytes(backslashes, &mut c2);
+                assert_eq!((got, c2), (want, c1), "{backslashes:#066b} carry {carry}");
+            }
+        }
+    }
+
     /// The SIMD masks equal the scalar ones for every byte value at every position.
     #[test]
     #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
