@@ -1701,11 +1701,11 @@ unsafe fn window_string_end(
                 // form; then one continuation byte 0x80..=0xBF): both its
                 // bytes are set bits of the mask; the string goes on past
                 // them on the same mask.
-                if c.wrapping_sub(0xC2) < 0x1E && b.get(i + 1).is_some_and(|&c| c & 0xC0 == 0x80) {
-                    s = i + 2;
-                    continue;
+                if !two_byte_char(b, i) {
+                    return string_from(b, i).ok().map(|(end, _)| end);
                 }
-                return string_from(b, i).ok().map(|(end, _)| end);
+                s = i + 2;
+                continue;
             }
             s = w.at + 64;
         }
@@ -1716,6 +1716,15 @@ unsafe fn window_string_end(
         w.at = s;
         w.specials = mask(block);
     }
+}
+
+/// Whether `b[i..i + 2]` is a valid 2-byte UTF-8 character (see
+/// [`window_string_end`]); out of line, so that the plain strings' path keeps
+/// its code.
+#[cold]
+#[inline(never)]
+fn two_byte_char(b: &[u8], i: usize) -> bool {
+    matches!(b.get(i..i + 2), Some(&[0xC2..=0xDF, 0x80..=0xBF]))
 }
 
 /// `b[i]` without a bounds check, for the window loop, whose indices stay below
