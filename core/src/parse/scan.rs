@@ -1666,7 +1666,8 @@ fn number_tail_cold(b: &[u8], start: usize, p: usize) -> Res<usize> {
 /// The end of the string whose body starts at `s`, or `None` if it is not valid:
 /// the first special byte from `s` is found on the window's mask, reloaded only
 /// when `s` is past it (or the string runs past it); that byte is the closing
-/// quote for plain strings, else the general string loop goes on from it (as it
+/// quote for plain strings; a valid 2-byte UTF-8 character is stepped over on
+/// the same mask; else the general string loop goes on from it (as it
 /// does from the 16-byte steps of [`string_end`]), as it does for strings
 /// reaching into the last 64 bytes.
 ///
@@ -1692,10 +1693,19 @@ unsafe fn window_string_end(
                 // the caller's guarantee) `w.at + 64 <= b.len()`; `i` is
                 // `w.at + off` plus a bit index of `m = specials >> off`, so
                 // `i < w.at + 64`.
-                if unsafe { at(b, i) } == b'"' {
+                let c = unsafe { at(b, i) };
+                if c == b'"' {
                     return Some(i + 1);
                 }
-                return string_from(b, i).ok().map(|(end, _)| end);
+                // A 2-byte UTF-8 character (lead 0xC2..=0xDF: no overlong
+                // form; then one continuation byte 0x80..=0xBF): both its
+                // bytes are set bits of the mask; the string goes on past
+                // them on the same mask.
+                if !two_byte_char(b, i) {
+                    return string_from(b, i).ok().map(|(end, _)| end);
+                }
+                s = i + 2;
+                continue;
             }
             s = w.at + 64;
         }
@@ -1706,6 +1716,15 @@ unsafe fn window_string_end(
         w.at = s;
         w.specials = mask(block);
     }
+}
+
+/// Whether `b[i..i + 2]` is a valid 2-byte UTF-8 character (see
+/// [`window_string_end`]); out of line, so that the plain strings' path keeps
+/// its code.
+#[cold]
+#[inline(never)]
+fn two_byte_char(b: &[u8], i: usize) -> bool {
+    matches!(b.get(i..i + 2), Some(&[0xC2..=0xDF, 0x80..=0xBF]))
 }
 
 /// `b[i]` without a bounds check, for the window loop, whose indices stay below
@@ -2371,6 +2390,83 @@ mod window_tests {
         assert!(
             cfg!(miri) || long > rounds / 4,
             "too few long values generated"
+        );
+    }
+
+    /// Strings with 2-byte UTF-8 characters (stepped over on the window's mask)
+    /// and with near misses (a lone lead, a lead before ASCII, a quote or a
+    /// backslash, overlong leads 0xC0/0xC1, a 3-byte character, a stray
+    /// continuation byte, a control byte), at every offset from the window's
+    /// start and across its 64-byte edge: the verdict (the end, or the error's
+    /// reason and offset) equals the general loop's, and valid text is accepted.
+    #[test]
+    fn window_two_byte_chars_match_the_general_loop() {
+        let chars: [(&[u8], bool); 16] = [
+            (b"\xc3\xbc", true),
+            (b"\xc2\x80", true),
+            (b"\xdf\xbf", true),
+            (b"\xc3\xbc\xc3\xa9\xd0\x96", true),
+            (b"\xe2\x82\xac", true),
+            (b"\xc3", false),
+            (b"\xc3A", false),
+            (b"\xc3\xc3\xbc", false),
+            (b"\xc3\\n", false),
+            (b"\xc1\xbf", false),
+            (b"\xc0\x80", false),
+            (b"\xe0\xbc", false),
+            (b"\xc3\xbc\x80", false),
+            (b"\xbc", false),
+            (b"\xc3\x01", false),
+            (b"\xdf\xc0", false),
+        ];
+        let step = if cfg!(miri) { 29 } else { 1 };
+        for (ch, valid) in chars {
+            for k in (0..140).step_by(step) {
+                for j in [0, 1, 7] {
+                    let mut v = b"[\"".to_vec();
+                    v.extend(std::iter::repeat_n(b'a', k));
+                    v.extend_from_slice(ch);
+                    v.extend(std::iter::repeat_n(b'b', j));
+                    v.extend_from_slice(b"\",\"");
+                    v.extend_from_slice(ch);
+                    v.push(b'"');
+                    while v.len() < 260 {
+                        v.extend_from_slice(b",0");
+                    }
+                    v.push(b']');
+                    let got = verdict(&v, 128, false);
+                    assert_eq!(
+                        got,
+                        verdict(&v, 128, true),
+                        "{}",
+                        String::from_utf8_lossy(&v)
+                    );
+                    assert_eq!(got == "Ok(())", valid, "{}", String::from_utf8_lossy(&v));
+                    // Cut in the string's text (the window loop then hands over).
+                    let cut = &v[..k + 3];
+                    assert_eq!(verdict(cut, 128, false), verdict(cut, 128, true));
+                }
+            }
+        }
+        // The 2-byte characters stay on the window's mask (no hand-over to
+        // the general loop, which would rescan the strings): as many
+        // operations as for ASCII text of the same length, plus one step for
+        // each character.
+        let ops = |body: &[u8]| {
+            let mut v = b"[\"".to_vec();
+            v.extend_from_slice(body);
+            v.push(b'"');
+            while v.len() < 260 {
+                v.extend_from_slice(b",0");
+            }
+            v.push(b']');
+            crate::parse::ops::take();
+            assert_eq!(verdict(&v, 128, false), "Ok(())");
+            crate::parse::ops::take()
+        };
+        assert_eq!(
+            ops(b"Z\xc3\xbcrich, \xc3\xa9t\xc3\xa9 \xd0\x96"),
+            ops(b"Zuurich, eetee ZZ") + 4
         );
     }
 
