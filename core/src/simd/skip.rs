@@ -778,61 +778,47 @@ mod tests {
         }
     }
 
-    /// Every kernel's end of the container at `p`, its count from `p`, and (when
-    /// `b[p]` is a backslash) its end of the string: `(name, value)` pairs.
-    fn all_skips(v: &[u8], p: usize) -> Vec<(&'static str, usize)> {
-        let out = vec![
-            ("scalar", skip_container_scalar(v, p)),
-            ("runtime", super::super::skip_container(v, p)),
-        ];
-        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
-        let out = {
-            let mut out = out;
-            out.push(("sse2", super::super::sse2::skip_container(v, p)));
-            if super::super::avx2::is_available() {
-                // SAFETY: AVX2 was just detected on this CPU.
-                out.push(("avx2", unsafe { super::super::avx2::skip_container(v, p) }));
+    /// `fn $name(v, p)`: every kernel's `$walk(v, p)` (the scalar `$scalar`, the
+    /// runtime choice, SSE2 and AVX2 where built and available) as `(name, value)`
+    /// pairs.
+    macro_rules! every_kernel {
+        ($(#[$doc:meta])* $name:ident, $scalar:ident, $walk:ident) => {
+            $(#[$doc])*
+            fn $name(v: &[u8], p: usize) -> Vec<(&'static str, usize)> {
+                let out = vec![("scalar", $scalar(v, p)), ("runtime", super::super::$walk(v, p))];
+                #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+                let out = {
+                    let mut out = out;
+                    out.push(("sse2", super::super::sse2::$walk(v, p)));
+                    if super::super::avx2::is_available() {
+                        // SAFETY: AVX2 was just detected on this CPU.
+                        out.push(("avx2", unsafe { super::super::avx2::$walk(v, p) }));
+                    }
+                    out
+                };
+                out
             }
-            out
         };
-        out
     }
 
-    fn all_counts(v: &[u8], p: usize) -> Vec<(&'static str, usize)> {
-        let out = vec![
-            ("scalar", count_values_scalar(v, p)),
-            ("runtime", super::super::count_values(v, p)),
-        ];
-        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
-        let out = {
-            let mut out = out;
-            out.push(("sse2", super::super::sse2::count_values(v, p)));
-            if super::super::avx2::is_available() {
-                // SAFETY: AVX2 was just detected on this CPU.
-                out.push(("avx2", unsafe { super::super::avx2::count_values(v, p) }));
-            }
-            out
-        };
-        out
-    }
-
-    fn all_skip_texts(v: &[u8], p: usize) -> Vec<(&'static str, usize)> {
-        let out = vec![
-            ("scalar", skip_text_scalar(v, p)),
-            ("runtime", super::super::skip_text(v, p)),
-        ];
-        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
-        let out = {
-            let mut out = out;
-            out.push(("sse2", super::super::sse2::skip_text(v, p)));
-            if super::super::avx2::is_available() {
-                // SAFETY: AVX2 was just detected on this CPU.
-                out.push(("avx2", unsafe { super::super::avx2::skip_text(v, p) }));
-            }
-            out
-        };
-        out
-    }
+    every_kernel!(
+        /// Every kernel's end of the container at `p`.
+        all_skips,
+        skip_container_scalar,
+        skip_container
+    );
+    every_kernel!(
+        /// Every kernel's count of the values from `p`.
+        all_counts,
+        count_values_scalar,
+        count_values
+    );
+    every_kernel!(
+        /// Every kernel's end of the string whose backslash is at `p`.
+        all_skip_texts,
+        skip_text_scalar,
+        skip_text
+    );
 
     /// A string of text spanning several blocks with a run of backslashes of
     /// every length up to 70, at every offset from the block grid, followed by an
