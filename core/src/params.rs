@@ -77,6 +77,19 @@ impl<'a> RawValue<'a> {
         RawValue { bytes, open: false }
     }
 
+    /// Wraps bytes that a `RawValue` handed out ([`RawValue::as_bytes`]) again,
+    /// for bindings that keep values in foreign memory (the C ABI); `None` for
+    /// empty bytes. Not a stable API.
+    ///
+    /// Bytes that are not exactly one JSON value validated by switchboard give
+    /// wrong answers (or a panic), never a read outside `bytes`: the walks only
+    /// index the slice, with bounds checks, and stop at its end.
+    #[doc(hidden)]
+    #[inline]
+    pub fn from_validated(bytes: &'a [u8]) -> Option<Self> {
+        (!bytes.is_empty()).then_some(RawValue { bytes, open: false })
+    }
+
     /// Wraps validated JSON that starts with an array or object, running past
     /// its end (the end is sought when the bytes are asked for).
     #[inline]
@@ -171,6 +184,39 @@ impl<'a> RawValue<'a> {
         (self.kind() == Kind::String).then(|| &self.bytes[1..self.bytes.len() - 1])
     }
 
+    /// The byte length of the string's value once unescaped (UTF-8, a lone
+    /// surrogate escape counting as U+FFFD); `None` for non-strings.
+    pub fn unescaped_len(&self) -> Option<usize> {
+        self.as_raw_str().map(unescape::decoded_len)
+    }
+
+    /// Writes the string's value, unescaped, as UTF-8 at the start of `out` and
+    /// returns its length, without allocating; `None` for non-strings and when
+    /// `out` is shorter than [`RawValue::unescaped_len`] (`out` is then left
+    /// untouched). A lone surrogate escape (`"\ud800"`, valid JSON) becomes U+FFFD.
+    ///
+    /// ```
+    /// use switchboard::{Message, Parser};
+    /// let mut p = Parser::new();
+    /// let Message::Request(req) = p.parse(br#"{"jsonrpc":"2.0","method":"m","params":["caf\u00e9\n"],"id":1}"#)
+    /// else { panic!() };
+    /// let s = req.params().unwrap().index(0).unwrap();
+    /// let mut buf = [0u8; 16];
+    /// let n = s.unescape_into(&mut buf).unwrap();
+    /// assert_eq!(&buf[..n], "café\n".as_bytes());
+    /// assert_eq!(s.unescaped_len(), Some(6));
+    /// assert_eq!(s.unescape_into(&mut buf[..5]), None);
+    /// ```
+    pub fn unescape_into(&self, out: &mut [u8]) -> Option<usize> {
+        let raw = self.as_raw_str()?;
+        // Decoding never grows a string: a buffer as long as the raw body always
+        // holds it; a shorter one only if the decoded length says so.
+        if out.len() < raw.len() && unescape::decoded_len(raw) > out.len() {
+            return None;
+        }
+        Some(unescape::decode_into(raw, out).0)
+    }
+
     /// The string's value without escapes, if it has none (no allocation);
     /// `None` for non-strings and for strings with escapes (use [`RawValue::parse`]).
     #[inline]
@@ -211,6 +257,31 @@ impl<'a> RawValue<'a> {
         (self.kind() == Kind::Object).then_some(Members {
             b: self.bytes,
             pos: 1,
+        })
+    }
+
+    /// The elements of this array from `offset` ([`Elements::offset`] of an
+    /// earlier iterator over it), for bindings that keep an iterator in foreign
+    /// memory; `None` if this is not an array. An offset no iterator gave yields
+    /// wrong values (within this value's bytes), never a read outside them. Not a
+    /// stable API.
+    #[doc(hidden)]
+    #[inline]
+    pub fn array_iter_at(&self, offset: usize) -> Option<Elements<'a>> {
+        (self.kind() == Kind::Array).then_some(Elements {
+            b: self.bytes,
+            pos: offset.min(self.bytes.len()),
+        })
+    }
+
+    /// The members of this object from `offset` ([`Members::offset`] of an
+    /// earlier iterator over it); as [`RawValue::array_iter_at`]. Not a stable API.
+    #[doc(hidden)]
+    #[inline]
+    pub fn object_iter_at(&self, offset: usize) -> Option<Members<'a>> {
+        (self.kind() == Kind::Object).then_some(Members {
+            b: self.bytes,
+            pos: offset.min(self.bytes.len()),
         })
     }
 
@@ -485,6 +556,16 @@ pub struct Elements<'a> {
     pos: usize,
 }
 
+impl Elements<'_> {
+    /// Where the iterator stands, as an offset into the array's bytes, to resume
+    /// it later with [`RawValue::array_iter_at`]. Not a stable API.
+    #[doc(hidden)]
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+}
+
 impl<'a> Iterator for Elements<'a> {
     type Item = RawValue<'a>;
 
@@ -540,6 +621,30 @@ pub struct Members<'a> {
 }
 
 impl<'a> Members<'a> {
+    /// Where the iterator stands, as an offset into the object's bytes, to resume
+    /// it later with [`RawValue::object_iter_at`]. Not a stable API.
+    #[doc(hidden)]
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// The next member, its value delimited now (exactly its own bytes, even an
+    /// array or object), and the iterator moved past it: for callers that want
+    /// every value's bytes, so that no value is walked twice (as `next` then
+    /// [`RawValue::as_bytes`], then `next` again, would).
+    #[inline]
+    pub fn next_delimited(&mut self) -> Option<(Key<'a>, RawValue<'a>)> {
+        let (key, value) = self.next()?;
+        if !value.open {
+            return Some((key, value));
+        }
+        // `next` left `pos` at the value's first byte: step past it here.
+        let bytes = value.close();
+        self.pos = skip_ws(self.b, self.pos + bytes.len()) + 1;
+        Some((key, RawValue::new_validated(bytes)))
+    }
+
     /// The first byte of the next member's name (a `"`), skipping the value left
     /// open by the previous step first; `None` at the end of the object (and
     /// the iterator is then done).
@@ -1172,5 +1277,165 @@ mod tests {
             assert_eq!(v.as_i64(), want_i, "as_i64 {t}");
             assert_eq!(v.as_u64(), want_u, "as_u64 {t}");
         }
+    }
+
+    /// `next_delimited` hands out the same members as `next` then `as_bytes`,
+    /// each value exactly its own bytes; an iterator resumed from its `offset`
+    /// (arrays and objects) goes on exactly as the original does, at every step.
+    #[test]
+    fn next_delimited_and_resumed_iterators_agree() {
+        let docs: [&str; 6] = [
+            r#"{"a":[1,2],"b":[3]}"#,
+            r#"{ "a" : [ 1 , { "b" : [ ] } ] , "c" : { "d" : { "e" : { } } } , "f" : 1 }"#,
+            r#"{"s":"a,b]}","o":{"t":"],}{["},"n":-1.5e3,"z":null,"\u0061":{}}"#,
+            r#"[1, [2, {"x":[3]}], "a,]", {"k":"v"}, null, true, -0.5e1]"#,
+            r#"[ ]"#,
+            r#"{}"#,
+        ];
+        for doc in docs {
+            let v = RawValue::new_validated(doc.as_bytes());
+            if let Some(mut it) = v.object_iter() {
+                let want: Vec<_> = v
+                    .object_iter()
+                    .unwrap()
+                    .map(|(k, m)| (k, m.as_bytes()))
+                    .collect();
+                let mut got = Vec::new();
+                loop {
+                    let rest: Vec<_> = v
+                        .object_iter_at(it.offset())
+                        .unwrap()
+                        .map(|(k, m)| (k, m.as_bytes()))
+                        .collect();
+                    assert_eq!(rest, want[got.len()..], "{doc}");
+                    let Some((k, m)) = it.next_delimited() else {
+                        break;
+                    };
+                    assert!(!m.open, "{doc}");
+                    got.push((k, m.as_bytes()));
+                }
+                assert_eq!(got, want, "{doc}");
+                assert_eq!(v.array_iter_at(1).map(|e| e.count()), None);
+            }
+            if let Some(mut it) = v.array_iter() {
+                let want: Vec<_> = v.array_iter().unwrap().map(|e| e.as_bytes()).collect();
+                let mut n = 0;
+                loop {
+                    let rest: Vec<_> = v
+                        .array_iter_at(it.offset())
+                        .unwrap()
+                        .map(|e| e.as_bytes())
+                        .collect();
+                    assert_eq!(rest, want[n..], "{doc}");
+                    if it.next().is_none() {
+                        break;
+                    }
+                    n += 1;
+                }
+                assert_eq!(n, want.len());
+                assert!(v.object_iter_at(1).is_none());
+            }
+        }
+    }
+
+    /// `unescape_into` writes exactly what decoding gives, for every buffer
+    /// length: `None` and the buffer untouched below the decoded length.
+    #[test]
+    fn unescape_into_every_buffer_length() {
+        let strings: [&str; 7] = [
+            r#""""#,
+            r#""plain""#,
+            r#""caf\u00e9""#,
+            r#""a\nb\t\"\\\/""#,
+            r#""\ud834\udd1e clef""#,
+            r#""lone \ud800 x""#,
+            r#""é€ raw""#,
+        ];
+        for s in strings {
+            let v = RawValue::new_validated(s.as_bytes());
+            let want: String =
+                serde_json::from_str::<String>(s).unwrap_or_else(|_| "lone \u{FFFD} x".to_owned());
+            assert_eq!(v.unescaped_len(), Some(want.len()), "{s}");
+            for len in 0..s.len() + 2 {
+                let mut buf = vec![0xAAu8; len];
+                let got = v.unescape_into(&mut buf);
+                if len < want.len() {
+                    assert_eq!(got, None, "{s} into {len}");
+                    assert!(buf.iter().all(|&b| b == 0xAA), "{s} into {len}");
+                } else {
+                    assert_eq!(got, Some(want.len()), "{s} into {len}");
+                    assert_eq!(&buf[..want.len()], want.as_bytes(), "{s} into {len}");
+                    assert!(buf[want.len()..].iter().all(|&b| b == 0xAA));
+                }
+            }
+        }
+        let n = RawValue::new_validated(b"12");
+        assert_eq!(
+            (n.unescaped_len(), n.unescape_into(&mut [0; 8])),
+            (None, None)
+        );
+    }
+
+    /// Bytes that are not one validated value (what a binding could be handed
+    /// back forged: any slice of a valid message, and bytes that are no JSON)
+    /// never make a reader read outside them (Miri checks this) nor loop
+    /// forever: every reader returns, or panics (which the C boundary catches).
+    #[test]
+    fn readers_on_garbage_stay_inside() {
+        let doc =
+            br#"{"a":[1,{"b":"x\"]}"},-2.5e3],"c\u0064":{"e":"\ud83d\ude00\n"},"f":[true,null]}"#;
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        let step = if cfg!(miri) { 7 } else { 1 };
+        for i in (0..doc.len()).step_by(step) {
+            for j in (i + 1..=doc.len()).step_by(step) {
+                inputs.push(doc[i..j].to_vec());
+            }
+        }
+        inputs.extend(
+            [
+                &b"\""[..],
+                b"[",
+                b"{",
+                b"[\"",
+                b"{\"",
+                b"{\"a\"",
+                b"[,,",
+                b"\"\\",
+                b"\"\\u12",
+            ]
+            .map(<[u8]>::to_vec),
+        );
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        for b in &inputs {
+            let _ = std::panic::catch_unwind(|| {
+                let v = RawValue::from_validated(b).unwrap();
+                let mut out = [0u8; 8];
+                let _ = (v.kind(), v.as_bool(), v.as_i64(), v.as_u64(), v.as_f64());
+                let _ = (
+                    v.as_plain_str(),
+                    v.unescaped_len(),
+                    v.unescape_into(&mut out),
+                );
+                let _ = (v.str_eq("a"), v.as_bytes().len());
+                if let Some(it) = v.array_iter() {
+                    let _ = it.clone().count();
+                    for e in it.take(100) {
+                        let _ = (e.as_bytes().len(), e.as_i64());
+                    }
+                }
+                if let Some(mut it) = v.object_iter() {
+                    let _ = it.clone().count();
+                    let _ = v.object_iter().unwrap().find(|(k, _)| k.eq_str("cd"));
+                    for _ in 0..100 {
+                        let Some((k, m)) = it.next_delimited() else {
+                            break;
+                        };
+                        let _ = (k.raw().len(), m.as_bytes().len());
+                    }
+                }
+            });
+        }
+        std::panic::set_hook(prev);
     }
 }

@@ -117,9 +117,10 @@ pub(crate) fn escaped_eq(inner: &[u8], name: &[u8]) -> bool {
     done && exact && rest.is_empty()
 }
 
-/// Decodes the validated, escaped string body `inner` into `out`, which must be at
-/// least `inner.len()` bytes (decoding never grows a JSON string). Returns the
-/// decoded length and whether the decoding is exact (no lone surrogate).
+/// Decodes the validated, escaped string body `inner` into `out`, which must hold
+/// at least [`decoded_len`] bytes (`inner.len()` always suffices: decoding never
+/// grows a JSON string). Returns the decoded length and whether the decoding is
+/// exact (no lone surrogate).
 pub(crate) fn decode_into(inner: &[u8], out: &mut [u8]) -> (usize, bool) {
     let mut n = 0;
     let (_, exact) = decode(inner, |piece| {
@@ -130,6 +131,17 @@ pub(crate) fn decode_into(inner: &[u8], out: &mut [u8]) -> (usize, bool) {
     (n, exact)
 }
 
+/// The length in bytes of the validated, escaped string body `inner` once
+/// decoded ([`decode_into`] writes exactly this many bytes).
+pub(crate) fn decoded_len(inner: &[u8]) -> usize {
+    let mut n = 0;
+    decode(inner, |piece| {
+        n += piece.len();
+        true
+    });
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +149,7 @@ mod tests {
     fn dec(s: &str) -> (String, bool) {
         let mut out = vec![0u8; s.len()];
         let (n, exact) = decode_into(s.as_bytes(), &mut out);
+        assert_eq!(decoded_len(s.as_bytes()), n, "{s}");
         (String::from_utf8(out[..n].to_vec()).unwrap(), exact)
     }
 

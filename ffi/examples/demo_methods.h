@@ -1,14 +1,16 @@
 /* The methods the C examples serve, registered on a router builder:
- *   subtract [a, b]   -> a - b          (integers; -32602 otherwise)
+ *   subtract [a, b] or {"minuend": a, "subtrahend": b}
+ *                     -> a - b          (integers; -32602 otherwise)
  *   echo     params   -> params as given (null when absent)
  *   hello             -> "hello, world"
  *   fail              -> an application error with data
  *   update   (notification) counts calls
- * A real server would read params with its JSON library (cJSON, jansson, yyjson...):
- * switchboard hands over the exact, already validated bytes. */
+ * Params are read in place with the swb_value_* readers (no JSON library, no copy):
+ * switchboard hands over views of the exact, already validated bytes. */
 #ifndef SWB_DEMO_METHODS_H
 #define SWB_DEMO_METHODS_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +18,35 @@
 #include "switchboard.h"
 
 static int demo_subtract(void *user_data, const swb_call *call, swb_writer *w) {
-  /* params are validated JSON, but not NUL-terminated: copy small ones to read them */
-  char buf[64];
-  long long a, b;
-  char end;
+  swb_value params, a, b, extra;
+  swb_value_iter it;
+  int64_t x, y;
   (void)user_data;
-  if (call->params.len == 0 || call->params.len >= sizeof buf) goto invalid;
-  memcpy(buf, call->params.ptr, call->params.len);
-  buf[call->params.len] = 0;
-  if (sscanf(buf, " [ %lld , %lld %c", &a, &b, &end) != 3 || end != ']') goto invalid;
-  return (int)swb_writer_int64(w, a - b);
+  if (swb_call_params(call, &params) != SWB_RESULT_OK) goto invalid;
+  if (params.kind == SWB_VALUE_KIND_ARRAY) {
+    /* positional: exactly two elements */
+    if (swb_value_iterate(&params, &it) != SWB_RESULT_OK ||
+        swb_value_iter_next(&it, NULL, &a) != SWB_RESULT_OK ||
+        swb_value_iter_next(&it, NULL, &b) != SWB_RESULT_OK ||
+        swb_value_iter_next(&it, NULL, &extra) != SWB_RESULT_ITER_END)
+      goto invalid;
+  } else if (params.kind == SWB_VALUE_KIND_OBJECT) {
+    /* named: looked up by key (compared after unescaping) */
+    if (swb_value_get(&params, "minuend", 7, &a) != SWB_RESULT_OK ||
+        swb_value_get(&params, "subtrahend", 10, &b) != SWB_RESULT_OK)
+      goto invalid;
+  } else {
+    goto invalid; /* no params */
+  }
+  /* integers only (1.0 and 1e2 are refused), and a difference that fits */
+  if (swb_value_as_int64(&a, &x) != SWB_RESULT_OK || swb_value_as_int64(&b, &y) != SWB_RESULT_OK)
+    goto invalid;
+  if ((y < 0 && x > INT64_MAX + y) || (y > 0 && x < INT64_MIN + y)) goto invalid;
+  return (int)swb_writer_int64(w, x - y);
 invalid : {
   static const char msg[] = "Invalid params";
-  static const char data[] = "{\"field\":\"params\",\"reason\":\"expected [integer, integer]\"}";
+  static const char data[] =
+      "{\"field\":\"params\",\"reason\":\"expected [integer, integer] or {minuend, subtrahend}\"}";
   return (int)swb_writer_error(w, -32602, msg, sizeof msg - 1, data, sizeof data - 1);
 }
 }

@@ -24,6 +24,9 @@
  *     swb_classifier      owned; one thread at a time.
  *     swb_writer          borrowed by a callback for the duration of the call.
  * - Views (swb_slice) are borrowed: each function says how long they stay valid.
+ * - Params: a callback reads them in place through swb_value views (swb_call_params,
+ *   swb_value_get/_index/_iterate/_as_int64/_copy_str...), no JSON library needed;
+ *   values and iterators live only until the callback returns (checked).
  */
 
 #ifndef SWITCHBOARD_H
@@ -68,7 +71,8 @@
  * error is inside the response bytes.
  *
  * Ranges: 1000-1999 bad arguments, 2000-2999 wrong state or sequence, 3000-3999
- * method registration, 9000-9999 internal failures. A number, once given out, is
+ * method registration, 4000-4999 reading a value (`swb_value_*`), 9000-9999
+ * internal failures. A number, once given out, is
  * never reused for another meaning. In C the type is a `uint32_t`.
  */
 enum swb_result
@@ -124,9 +128,15 @@ enum swb_result
    */
   SWB_RESULT_NOT_A_BATCH = 2002,
   /**
-   * A batch index at or past the batch's length.
+   * A batch or array index at or past its length.
    */
   SWB_RESULT_INDEX_OUT_OF_RANGE = 2003,
+  /**
+   * A `swb_value` or `swb_value_iter` that is not from the callback running on
+   * this thread: kept after its callback returned, used on another thread, or
+   * not made by switchboard. Nothing was read.
+   */
+  SWB_RESULT_VALUE_NOT_LIVE = 2004,
   /**
    * A method name is empty.
    */
@@ -152,6 +162,30 @@ enum swb_result
    * The router could not be built for a reason this version does not name.
    */
   SWB_RESULT_BUILD_FAILED = 3099,
+  /**
+   * The value is not of the kind the reader needs (a number for
+   * `swb_value_as_int64`, an object for `swb_value_get`...), or it is absent.
+   */
+  SWB_RESULT_WRONG_KIND = 4000,
+  /**
+   * The number does not fit the requested type: a fraction or exponent for an
+   * integer (`1.0` is not an `int64_t`), out of the type's range, or beyond a
+   * double's.
+   */
+  SWB_RESULT_NOT_REPRESENTABLE = 4001,
+  /**
+   * The object has no member of that name.
+   */
+  SWB_RESULT_NOT_FOUND = 4002,
+  /**
+   * The string holds escapes, so it cannot be borrowed as it is: copy it
+   * unescaped with `swb_value_copy_str`.
+   */
+  SWB_RESULT_STRING_ESCAPED = 4003,
+  /**
+   * Not an error: the iterator has given every element or member.
+   */
+  SWB_RESULT_ITER_END = 4004,
   /**
    * An internal bug was caught at the boundary (a Rust panic); the handle involved
    * is still safe to free.
@@ -203,6 +237,53 @@ enum swb_kind
 typedef enum swb_kind swb_kind;
 #else
 typedef uint32_t swb_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What a `swb_value` holds. `SWB_VALUE_KIND_ABSENT` (0, a zeroed `swb_value`) is no
+ * JSON at all: the params of a call that has none, or the key of an array element.
+ */
+enum swb_value_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * No value: params absent (or `null`), or no key. Readers answer
+   * `SWB_RESULT_WRONG_KIND`.
+   */
+  SWB_VALUE_KIND_ABSENT = 0,
+  /**
+   * `null`
+   */
+  SWB_VALUE_KIND_NULL = 1,
+  /**
+   * `true` or `false`
+   */
+  SWB_VALUE_KIND_BOOL = 2,
+  /**
+   * A number, kept as its token (`1`, `-0.5`, `1e3`).
+   */
+  SWB_VALUE_KIND_NUMBER = 3,
+  /**
+   * A string, kept with its quotes and escapes.
+   */
+  SWB_VALUE_KIND_STRING = 4,
+  /**
+   * An array.
+   */
+  SWB_VALUE_KIND_ARRAY = 5,
+  /**
+   * An object.
+   */
+  SWB_VALUE_KIND_OBJECT = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum swb_value_kind swb_value_kind;
+#else
+typedef uint32_t swb_value_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -362,7 +443,8 @@ typedef struct swb_message {
 
 /**
  * One call as a callback sees it. All views are borrowed from the message (or the
- * session's scratch memory) and valid only until the callback returns.
+ * session's scratch memory) and valid only until the callback returns. Read the
+ * params with `swb_call_params` and the `swb_value_*` readers.
  */
 typedef struct swb_call {
   /**
@@ -438,6 +520,56 @@ typedef struct swb_response {
  * Receives well-formed Response objects from the peer. Same rules as `swb_method_fn`.
  */
 typedef void (*swb_response_fn)(void *user_data, const struct swb_response *response);
+
+/**
+ * A borrowed view of one JSON value inside a call's params (or the params
+ * themselves), as switchboard hands it out: `json` is the value's exact bytes as
+ * received (a string with its quotes and escapes) and `kind` what it is.
+ *
+ * Read its fields, copy it, but never write them: only switchboard makes values
+ * (`swb_call_params`, `swb_value_get`, `swb_value_index`, `swb_value_iter_next`).
+ * Every reader checks that `json` lies inside the params of the callback running
+ * on this thread and answers `SWB_RESULT_VALUE_NOT_LIVE` otherwise.
+ *
+ * Lifetime: valid only until the callback whose call it came from returns (it
+ * borrows the message); using it later, or on another thread, gives
+ * `SWB_RESULT_VALUE_NOT_LIVE`.
+ */
+typedef struct swb_value {
+  /**
+   * The value's exact JSON bytes; empty for `SWB_VALUE_KIND_ABSENT`.
+   */
+  struct swb_slice json;
+  /**
+   * What the value is (read from its first byte).
+   */
+  swb_value_kind kind;
+} swb_value;
+
+/**
+ * An iterator over the elements of an array or the members of an object, kept by
+ * the caller (on its stack: no allocation, nothing to free). Set it up with
+ * `swb_value_iterate`, then call `swb_value_iter_next` until it returns
+ * `SWB_RESULT_ITER_END`.
+ *
+ * Its fields are private: never read or write them. Valid, like the value it
+ * walks, only until the callback returns; it may be copied (the copy goes on from
+ * the same place).
+ */
+typedef struct swb_value_iter {
+  /**
+   * Private: the array's or object's bytes.
+   */
+  struct swb_slice _json;
+  /**
+   * Private: where the next element or member starts, from the start of `_json`.
+   */
+  size_t _offset;
+  /**
+   * Private: `SWB_VALUE_KIND_ARRAY` or `SWB_VALUE_KIND_OBJECT`, as a number.
+   */
+  uint32_t _kind;
+} swb_value_iter;
 
 #ifdef __cplusplus
 extern "C" {
@@ -895,6 +1027,193 @@ swb_result swb_session_handle(struct swb_session *session,
  * - `out` must be NULL or point to a writable `uint64_t`.
  */
 swb_result swb_session_dropped_responses(const struct swb_session *session, uint64_t *out);
+
+/**
+ * Gives the params of the running call as a value: an array or an object, or
+ * `SWB_VALUE_KIND_ABSENT` (with an empty view) when the call has none (absent or
+ * `null`); the readers then answer `SWB_RESULT_WRONG_KIND`.
+ *
+ * - `call`: the call the running callback received.
+ * - `out`: receives the value, valid until the callback returns.
+ *
+ * Returns `SWB_RESULT_VALUE_NOT_LIVE` if `call` is not the call of a callback
+ * running on this thread (kept from an earlier callback, or made up).
+ *
+ * # Safety
+ * - `call` must be NULL or point to a readable `swb_call`.
+ * - `out` must be NULL or point to a writable `swb_value`.
+ */
+swb_result swb_call_params(const struct swb_call *call, struct swb_value *out);
+
+/**
+ * Reads a boolean (`true` or `false`).
+ *
+ * Every `swb_value_*` reader returns `SWB_RESULT_WRONG_KIND` for a value of
+ * another kind (the absent value included), `SWB_RESULT_VALUE_NOT_LIVE` for a
+ * value not from the callback running on this thread, and writes its output only
+ * on `SWB_RESULT_OK`.
+ *
+ * # Safety
+ * - `value` must be NULL or point to a readable `swb_value`.
+ * - `out` must be NULL or point to a writable `bool`.
+ */
+swb_result swb_value_as_bool(const struct swb_value *value, bool *out);
+
+/**
+ * Reads a number as a signed 64-bit integer: only an integer token (no fraction,
+ * no exponent: `1.0` and `1e2` are refused) in range. `SWB_RESULT_NOT_REPRESENTABLE`
+ * for any other number.
+ *
+ * # Safety
+ * - `value` must be NULL or point to a readable `swb_value`.
+ * - `out` must be NULL or point to a writable `int64_t`.
+ */
+swb_result swb_value_as_int64(const struct swb_value *value, int64_t *out);
+
+/**
+ * Reads a number as an unsigned 64-bit integer: only a non-negative integer
+ * token (no sign, fraction or exponent) in range. `SWB_RESULT_NOT_REPRESENTABLE`
+ * for any other number (`-0` included).
+ *
+ * # Safety
+ * - `value` must be NULL or point to a readable `swb_value`.
+ * - `out` must be NULL or point to a writable `uint64_t`.
+ */
+swb_result swb_value_as_uint64(const struct swb_value *value, uint64_t *out);
+
+/**
+ * Reads a number as a double (the nearest one; integers too). A number beyond a
+ * double's range (`1e400`) gives `SWB_RESULT_NOT_REPRESENTABLE`.
+ *
+ * # Safety
+ * - `value` must be NULL or point to a readable `swb_value`.
+ * - `out` must be NULL or point to a writable `double`.
+ */
+swb_result swb_value_as_double(const struct swb_value *value, double *out);
+
+/**
+ * Borrows a string's text without copying, when it holds no escapes: `out`
+ * receives a view of the UTF-8 between the quotes (not NUL-terminated; the empty
+ * view for `""`), valid until the callback returns. A string with an escape
+ * (`\n`, `\u00e9`, ...) gives `SWB_RESULT_STRING_ESCAPED`: copy it with
+ * `swb_value_copy_str`.
+ *
+ * # Safety
+ * - `value` must be NULL or point to a readable `swb_value`.
+ * - `out` must be NULL or point to a writable `swb_slice`.
+ */
+swb_result swb_value_as_plain_str(const struct swb_value *value, struct swb_slice *out);
+
+/**
+ * Copies a string's text, unescaped, as UTF-8 and a terminating NUL into `buf`
+ * (snprintf-style). A lone surrogate escape (`\ud800` alone, valid JSON) becomes
+ * U+FFFD; `\u0000` becomes a NUL byte inside the text (use `*out_n`, not `strlen`).
+ *
+ * - `buf`, `len`: the destination and its size in bytes; never written past `len`.
+ *   `len` may be 0 (and `buf` NULL) to ask for the size only.
+ * - `out_n`: receives the text's length in bytes, without the NUL.
+ *
+ * Returns `SWB_RESULT_BUFFER_TOO_SMALL` when the text and its NUL do not fit: then
+ * `*out_n` still receives the text's length (`*out_n + 1` bytes are needed) and
+ * `buf` is left untouched.
+ *
+ * # Safety
+ * - `value` must be NULL or point to a readable `swb_value`.
+ * - `buf` must be NULL or point to `len` writable bytes, not overlapping the value.
+ * - `out_n` must be NULL or point to a writable `size_t`.
+ */
+swb_result swb_value_copy_str(const struct swb_value *value, char *buf, size_t len, size_t *out_n);
+
+/**
+ * Whether a string's text, unescaped, equals `str` (`len` bytes of UTF-8): for
+ * example to tell object keys from `swb_value_iter_next` apart without copying.
+ *
+ * # Safety
+ * - `value` must be NULL or point to a readable `swb_value`.
+ * - `str` must be NULL or point to `len` readable bytes.
+ * - `out` must be NULL or point to a writable `bool`.
+ */
+swb_result swb_value_str_eq(const struct swb_value *value, const char *str, size_t len, bool *out);
+
+/**
+ * Looks up the member of an object called `key` (`key_len` bytes of UTF-8),
+ * compared after unescaping (`"min\u0075end"` is `minuend`); the first one if the
+ * name repeats. `SWB_RESULT_NOT_FOUND` if there is none.
+ *
+ * - `out`: receives the member's value, valid until the callback returns.
+ *
+ * # Safety
+ * - `object` must be NULL or point to a readable `swb_value`.
+ * - `key` must be NULL or point to `key_len` readable bytes.
+ * - `out` must be NULL or point to a writable `swb_value`.
+ */
+swb_result swb_value_get(const struct swb_value *object,
+                         const char *key,
+                         size_t key_len,
+                         struct swb_value *out);
+
+/**
+ * The element of an array at `index` (from 0). `SWB_RESULT_INDEX_OUT_OF_RANGE` at
+ * or past the array's length.
+ *
+ * - `out`: receives the element, valid until the callback returns.
+ *
+ * # Safety
+ * - `array` must be NULL or point to a readable `swb_value`.
+ * - `out` must be NULL or point to a writable `swb_value`.
+ */
+swb_result swb_value_index(const struct swb_value *array, size_t index, struct swb_value *out);
+
+/**
+ * The number of elements of an array or members of an object (one pass over its
+ * bytes, 64 at a time; nothing else is read).
+ *
+ * # Safety
+ * - `value` must be NULL or point to a readable `swb_value`.
+ * - `out` must be NULL or point to a writable `size_t`.
+ */
+swb_result swb_value_count(const struct swb_value *value, size_t *out);
+
+/**
+ * Sets up `out` to walk the elements of an array or the members of an object, in
+ * order, with `swb_value_iter_next`. Nothing is allocated: the iterator lives
+ * where the caller put it (its stack) and is valid until the callback returns.
+ *
+ * ```c
+ * swb_value_iter it;
+ * swb_value key, v;
+ * swb_result rc;
+ * if (swb_value_iterate(&params, &it) != SWB_RESULT_OK) return ...;
+ * while ((rc = swb_value_iter_next(&it, &key, &v)) == SWB_RESULT_OK) { ... }
+ * if (rc != SWB_RESULT_ITER_END) return ...;   // an error, not the end
+ * ```
+ *
+ * # Safety
+ * - `container` must be NULL or point to a readable `swb_value`.
+ * - `out` must be NULL or point to a writable `swb_value_iter`.
+ */
+swb_result swb_value_iterate(const struct swb_value *container, struct swb_value_iter *out);
+
+/**
+ * Steps an iterator: `out_value` receives the next element or member value and
+ * `out_key` (optional: may be NULL) the member's name as a string value (use
+ * `swb_value_str_eq`, `swb_value_as_plain_str` or `swb_value_copy_str` on it), or
+ * `SWB_VALUE_KIND_ABSENT` for an array element. Both are valid until the callback
+ * returns.
+ *
+ * Returns `SWB_RESULT_ITER_END` (and writes nothing) once every element or member
+ * was given, and on every call after that. Nested arrays and objects are handed
+ * out whole: iterate them with an iterator of their own.
+ *
+ * # Safety
+ * - `iter` must be NULL or point to a `swb_value_iter` set up by
+ *   `swb_value_iterate` (readable and writable).
+ * - `out_key` must be NULL or point to a writable `swb_value`.
+ * - `out_value` must be NULL or point to a writable `swb_value`.
+ */
+swb_result swb_value_iter_next(struct swb_value_iter *iter,
+                               struct swb_value *out_key,
+                               struct swb_value *out_value);
 
 /**
  * The library's version, `"MAJOR.MINOR.PATCH"`, as a static NUL-terminated string

@@ -7,7 +7,8 @@
 // - Router: copyable (each copy is a reference: swb_router_clone); immutable; share it
 //   between threads freely. Handlers registered on a shared router run concurrently.
 // - Session, Classifier: move-only; one thread at a time.
-// - Call, Writer, and every std::string_view they give: valid only during the handler.
+// - Call, Writer, Value, and every std::string_view they give: valid only during the
+//   handler.
 // - Views from Session::handle and Classifier: valid until the next call on that object.
 #ifndef SWITCHBOARD_HPP
 #define SWITCHBOARD_HPP
@@ -99,6 +100,148 @@ class Config {
   swb_config* c_ = nullptr;
 };
 
+class ValueIterator;
+
+/// A JSON value inside a call's params, read in place (no copy, no JSON library).
+/// Valid during the handler only. Readers throw Error: SWB_RESULT_WRONG_KIND,
+/// _NOT_REPRESENTABLE (1.0 is no int64, overflow), _NOT_FOUND, _INDEX_OUT_OF_RANGE;
+/// thrown out of a handler, these answer -32602 Invalid params.
+class Value {
+ public:
+  /// The absent value (no params; the key of an array element).
+  Value() noexcept : v_{} {}
+  explicit Value(const swb_value& v) noexcept : v_(v) {}
+  swb_value_kind kind() const noexcept { return v_.kind; }
+  bool is_absent() const noexcept { return v_.kind == SWB_VALUE_KIND_ABSENT; }
+  bool is_null() const noexcept { return v_.kind == SWB_VALUE_KIND_NULL; }
+  bool is_bool() const noexcept { return v_.kind == SWB_VALUE_KIND_BOOL; }
+  bool is_number() const noexcept { return v_.kind == SWB_VALUE_KIND_NUMBER; }
+  bool is_string() const noexcept { return v_.kind == SWB_VALUE_KIND_STRING; }
+  bool is_array() const noexcept { return v_.kind == SWB_VALUE_KIND_ARRAY; }
+  bool is_object() const noexcept { return v_.kind == SWB_VALUE_KIND_OBJECT; }
+  /// The exact JSON bytes (a string with its quotes and escapes); empty when absent.
+  std::string_view json() const noexcept { return view(v_.json); }
+
+  bool as_bool() const {
+    bool b = false;
+    check(swb_value_as_bool(&v_, &b));
+    return b;
+  }
+  std::int64_t as_int64() const {
+    std::int64_t n = 0;
+    check(swb_value_as_int64(&v_, &n));
+    return n;
+  }
+  std::uint64_t as_uint64() const {
+    std::uint64_t n = 0;
+    check(swb_value_as_uint64(&v_, &n));
+    return n;
+  }
+  double as_double() const {
+    double d = 0;
+    check(swb_value_as_double(&v_, &d));
+    return d;
+  }
+  /// The string's text borrowed (no copy) if it has no escapes; nullopt if it has.
+  std::optional<std::string_view> plain_str() const {
+    swb_slice s{};
+    swb_result rc = swb_value_as_plain_str(&v_, &s);
+    if (rc == SWB_RESULT_STRING_ESCAPED) return std::nullopt;
+    check(rc);
+    return view(s);
+  }
+  /// The string's text, unescaped (UTF-8).
+  std::string str() const {
+    if (auto plain = plain_str()) return std::string(*plain);
+    std::size_t n = 0;
+    swb_result rc = swb_value_copy_str(&v_, nullptr, 0, &n);
+    if (rc != SWB_RESULT_BUFFER_TOO_SMALL) check(rc);
+    std::string out(n + 1, '\0');
+    check(swb_value_copy_str(&v_, out.data(), out.size(), &n));
+    out.resize(n);
+    return out;
+  }
+  /// Whether this string's text, unescaped, equals s.
+  bool str_eq(std::string_view s) const {
+    bool eq = false;
+    check(swb_value_str_eq(&v_, s.data(), s.size(), &eq));
+    return eq;
+  }
+  /// The member called key (compared after unescaping); nullopt if there is none.
+  std::optional<Value> find(std::string_view key) const {
+    swb_value m{};
+    swb_result rc = swb_value_get(&v_, key.data(), key.size(), &m);
+    if (rc == SWB_RESULT_NOT_FOUND) return std::nullopt;
+    check(rc);
+    return Value(m);
+  }
+  /// The member called key; throws Error (SWB_RESULT_NOT_FOUND) if there is none.
+  Value operator[](std::string_view key) const {
+    swb_value m{};
+    check(swb_value_get(&v_, key.data(), key.size(), &m));
+    return Value(m);
+  }
+  /// The element at index; throws Error (SWB_RESULT_INDEX_OUT_OF_RANGE) past the end.
+  Value operator[](std::size_t index) const {
+    swb_value e{};
+    check(swb_value_index(&v_, index, &e));
+    return Value(e);
+  }
+  /// The number of elements or members.
+  std::size_t size() const {
+    std::size_t n = 0;
+    check(swb_value_count(&v_, &n));
+    return n;
+  }
+  /// Iteration: `for (const auto& m : value)`, m.key (absent for arrays) and m.value.
+  inline ValueIterator begin() const;
+  inline ValueIterator end() const noexcept;
+  const swb_value& raw() const noexcept { return v_; }
+
+ private:
+  swb_value v_;
+};
+
+/// A member of an object (key: a string Value) or an element of an array (key absent).
+struct Member {
+  Value key;
+  Value value;
+};
+
+/// Walks the elements of an array or the members of an object (an input iterator;
+/// compare only with the end, `Value::end()`). Valid during the handler only.
+class ValueIterator {
+ public:
+  ValueIterator() noexcept = default;  // the end
+  explicit ValueIterator(const swb_value& container) : done_(false) {
+    check(swb_value_iterate(&container, &it_));
+    ++*this;
+  }
+  const Member& operator*() const noexcept { return cur_; }
+  const Member* operator->() const noexcept { return &cur_; }
+  ValueIterator& operator++() {
+    swb_value k{}, v{};
+    swb_result rc = swb_value_iter_next(&it_, &k, &v);
+    if (rc == SWB_RESULT_ITER_END) {
+      done_ = true;
+    } else {
+      check(rc);
+      cur_ = Member{Value(k), Value(v)};
+    }
+    return *this;
+  }
+  bool operator==(const ValueIterator& o) const noexcept { return done_ == o.done_; }
+  bool operator!=(const ValueIterator& o) const noexcept { return done_ != o.done_; }
+
+ private:
+  swb_value_iter it_{};
+  Member cur_;
+  bool done_ = true;
+};
+
+inline ValueIterator Value::begin() const { return ValueIterator(v_); }
+inline ValueIterator Value::end() const noexcept { return ValueIterator(); }
+
 /// One call, as a handler sees it (views valid during the handler only).
 class Call {
  public:
@@ -108,6 +251,12 @@ class Call {
   std::string_view id() const noexcept { return view(c_->id); }
   /// The params' exact JSON bytes; empty when absent or null.
   std::string_view params() const noexcept { return view(c_->params); }
+  /// The params as a Value to read in place: an array, an object, or absent.
+  Value params_value() const {
+    swb_value v{};
+    check(swb_call_params(c_, &v));
+    return Value(v);
+  }
   bool is_notification() const noexcept { return c_->is_notification; }
 
  private:
@@ -135,12 +284,19 @@ class Writer {
 };
 
 /// A method handler: writes its result through the Writer (nothing written: null);
-/// throws RpcError to answer that error; any other exception answers -32603.
+/// throws RpcError to answer that error; an Error from reading params (a Value of the
+/// wrong kind, a number that does not fit, a missing member or element) answers
+/// -32602 Invalid params; any other exception answers -32603.
 using Handler = std::function<void(const Call&, Writer&)>;
 /// A notification handler (never answered). Exceptions are swallowed.
 using NotificationHandler = std::function<void(const Call&)>;
 
 namespace detail {
+/// Whether a failed call's code comes from reading params (a Value).
+inline bool is_params_error(swb_result rc) noexcept {
+  return rc == SWB_RESULT_WRONG_KIND || rc == SWB_RESULT_NOT_REPRESENTABLE ||
+         rc == SWB_RESULT_NOT_FOUND || rc == SWB_RESULT_INDEX_OUT_OF_RANGE;
+}
 inline int call_handler(void* ud, const swb_call* call, swb_writer* w) noexcept {
   Writer writer(w);
   try {
@@ -150,6 +306,14 @@ inline int call_handler(void* ud, const swb_call* call, swb_writer* w) noexcept 
     // Should the error itself be refused (data not JSON), the call gets -32603.
     swb_writer_error(w, e.code(), e.message().data(), e.message().size(), e.data().data(),
                      e.data().size());
+    return 1;
+  } catch (const Error& e) {
+    if (is_params_error(e.code())) {
+      // A params read that failed: -32602, with the reason (the code's text has no
+      // character JSON would need escaped).
+      std::string data = std::string(R"({"field":"params","reason":")") + e.what() + "\"}";
+      swb_writer_error(w, -32602, "Invalid params", 14, data.data(), data.size());
+    }
     return 1;
   } catch (...) {
     return 1;  // -32603 Internal error (an error already written stands)

@@ -17,6 +17,9 @@
 //! - Every pointer is checked: NULL where one is required gives
 //!   `SWB_RESULT_NULL_PARAMETER`; `swb_*_free(NULL)` does nothing.
 //! - No Rust panic ever unwinds into C: it becomes `SWB_RESULT_PANIC`.
+//! - A method or notification callback reads its params through `swb_value` views
+//!   (`swb_call_params`, then `swb_value_get`, `_index`, `_iterate`, `_as_int64`...),
+//!   valid until it returns: the core's zero-copy params reader, no JSON library.
 //! - Handles: a builder (owned, `swb_router_builder_build` consumes it), a router
 //!   (reference counted, immutable, may be shared by any number of threads), a session
 //!   and a classifier (owned, one thread at a time), a config (owned, plain value).
@@ -36,6 +39,7 @@ mod result;
 mod router;
 mod session;
 mod slice;
+mod value;
 mod version;
 
 pub use classifier::{
@@ -61,6 +65,12 @@ pub use session::{
     swb_session_new,
 };
 pub use slice::swb_slice;
+pub use value::{
+    swb_call_params, swb_value, swb_value_as_bool, swb_value_as_double, swb_value_as_int64,
+    swb_value_as_plain_str, swb_value_as_uint64, swb_value_copy_str, swb_value_count,
+    swb_value_get, swb_value_index, swb_value_iter, swb_value_iter_next, swb_value_iterate,
+    swb_value_kind, swb_value_str_eq,
+};
 pub use version::{SWB_VERSION_MAJOR, SWB_VERSION_MINOR, SWB_VERSION_PATCH, swb_version};
 
 #[cfg(test)]

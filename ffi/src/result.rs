@@ -11,7 +11,8 @@ use crate::boundary::{self, out_ptr};
 /// error is inside the response bytes.
 ///
 /// Ranges: 1000-1999 bad arguments, 2000-2999 wrong state or sequence, 3000-3999
-/// method registration, 9000-9999 internal failures. A number, once given out, is
+/// method registration, 4000-4999 reading a value (`swb_value_*`), 9000-9999
+/// internal failures. A number, once given out, is
 /// never reused for another meaning. In C the type is a `uint32_t`.
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,8 +42,12 @@ pub enum swb_result {
     SessionBusy = 2001,
     /// The classifier's last message was not a batch.
     NotABatch = 2002,
-    /// A batch index at or past the batch's length.
+    /// A batch or array index at or past its length.
     IndexOutOfRange = 2003,
+    /// A `swb_value` or `swb_value_iter` that is not from the callback running on
+    /// this thread: kept after its callback returned, used on another thread, or
+    /// not made by switchboard. Nothing was read.
+    ValueNotLive = 2004,
     /// A method name is empty.
     EmptyMethodName = 3000,
     /// A method name starts with `rpc.`, reserved for extensions (`rpc.discover` is built in).
@@ -56,13 +61,27 @@ pub enum swb_result {
     UnknownMethod = 3004,
     /// The router could not be built for a reason this version does not name.
     BuildFailed = 3099,
+    /// The value is not of the kind the reader needs (a number for
+    /// `swb_value_as_int64`, an object for `swb_value_get`...), or it is absent.
+    WrongKind = 4000,
+    /// The number does not fit the requested type: a fraction or exponent for an
+    /// integer (`1.0` is not an `int64_t`), out of the type's range, or beyond a
+    /// double's.
+    NotRepresentable = 4001,
+    /// The object has no member of that name.
+    NotFound = 4002,
+    /// The string holds escapes, so it cannot be borrowed as it is: copy it
+    /// unescaped with `swb_value_copy_str`.
+    StringEscaped = 4003,
+    /// Not an error: the iterator has given every element or member.
+    IterEnd = 4004,
     /// An internal bug was caught at the boundary (a Rust panic); the handle involved
     /// is still safe to free.
     Panic = 9000,
 }
 
 /// Every code, for `swb_result_message` and the tests.
-pub(crate) const ALL: [swb_result; 19] = {
+pub(crate) const ALL: [swb_result; 25] = {
     use swb_result::*;
     [
         Ok,
@@ -77,12 +96,18 @@ pub(crate) const ALL: [swb_result; 19] = {
         SessionBusy,
         NotABatch,
         IndexOutOfRange,
+        ValueNotLive,
         EmptyMethodName,
         ReservedMethodName,
         DuplicateMethod,
         InvalidSchema,
         UnknownMethod,
         BuildFailed,
+        WrongKind,
+        NotRepresentable,
+        NotFound,
+        StringEscaped,
+        IterEnd,
         Panic,
     ]
 };
@@ -108,13 +133,19 @@ impl swb_result {
             AlreadyAnswered => "the call already has its answer\0",
             SessionBusy => "the session is already handling a message on this thread\0",
             NotABatch => "the last classified message is not a batch\0",
-            IndexOutOfRange => "the batch index is out of range\0",
+            IndexOutOfRange => "the index is out of range\0",
+            ValueNotLive => "the value is not from a callback running on this thread\0",
             EmptyMethodName => "a method name is empty\0",
             ReservedMethodName => "method names starting with rpc. are reserved\0",
             DuplicateMethod => "a method name is registered twice\0",
             InvalidSchema => "a method schema is not valid\0",
             UnknownMethod => "a schema names a method that is not registered\0",
             BuildFailed => "the router could not be built\0",
+            WrongKind => "the value is not of the kind this reader needs\0",
+            NotRepresentable => "the number does not fit the requested type\0",
+            NotFound => "the object has no member of that name\0",
+            StringEscaped => "the string has escapes: copy it to read it\0",
+            IterEnd => "the iterator has no more values\0",
             Panic => "internal error: a panic was caught at the C boundary\0",
         }
     }

@@ -13,6 +13,7 @@ use crate::boundary::{self, bytes, out_ptr, text};
 use crate::config;
 use crate::result::swb_result;
 use crate::slice::swb_slice;
+use crate::value::LiveParams;
 
 /// Collects method registrations and limits; `swb_router_builder_build` turns it
 /// into a router.
@@ -45,7 +46,8 @@ pub struct swb_writer {
 }
 
 /// One call as a callback sees it. All views are borrowed from the message (or the
-/// session's scratch memory) and valid only until the callback returns.
+/// session's scratch memory) and valid only until the callback returns. Read the
+/// params with `swb_call_params` and the `swb_value_*` readers.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct swb_call {
@@ -226,6 +228,13 @@ fn call_view(call: &Call<'_>) -> swb_call {
     }
 }
 
+/// The params' bytes, empty when the call has none (for [`LiveParams`]: the
+/// values a callback reads must lie inside them).
+#[inline(always)]
+fn params_bytes<'a>(call: &Call<'a>) -> &'a [u8] {
+    call.params().map_or(&[], |p| p.as_bytes())
+}
+
 /// -32603 for a callback that returned a failure code without writing an error
 /// (static text: no allocation).
 fn callback_failed() -> RpcError {
@@ -324,6 +333,7 @@ pub unsafe extern "C" fn swb_router_builder_method(
         };
         let f = move |call: &Call<'_>, out: &mut ResultWriter<'_>| -> Result<(), RpcError> {
             let view = call_view(call);
+            let _live = LiveParams::enter(params_bytes(call));
             let mut w = Writer { out, error: None };
             // SAFETY: the registration contract keeps `cb` callable with `ud.get()`;
             // `view` and `w` live on this frame until the callback returns, which is
@@ -372,6 +382,7 @@ pub unsafe extern "C" fn swb_router_builder_notification(
         };
         let f = move |call: &Call<'_>| {
             let view = call_view(call);
+            let _live = LiveParams::enter(params_bytes(call));
             // SAFETY: as in `swb_router_builder_method`.
             unsafe { cb(ud.get(), &view) };
         };

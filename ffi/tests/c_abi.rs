@@ -43,6 +43,11 @@ fn c_router_shared_by_four_threads() {
 }
 
 #[test]
+fn c_params_read_in_callbacks() {
+    c_test("test_params.c");
+}
+
+#[test]
 fn every_c_test_is_run() {
     // The list the sanitizer and valgrind script (check.sh) also uses must hold every
     // program in tests/c/.

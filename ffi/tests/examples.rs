@@ -41,6 +41,10 @@ fn ndjson_server_answers_line_by_line() {
     );
     let input = concat!(
         "{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}\n",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":{\"subtrahend\":23,\"min\\u0075end\":42},\"id\":11}\n",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[1,2,3],\"id\":12}\n",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":{\"minuend\":1.0,\"subtrahend\":1},\"id\":13}\n",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[-9223372036854775808,1],\"id\":14}\n",
         "\n",
         "{\"jsonrpc\":\"2.0\",\"method\":\"update\",\"params\":[1]}\n",
         "{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":{\"a\":[1,2]},\"id\":\"x\"}\r\n",
@@ -71,26 +75,30 @@ fn ndjson_server_answers_line_by_line() {
     let lines: Vec<&str> = stdout.lines().collect();
     let expected = [
         r#"{"jsonrpc":"2.0","result":19,"id":1}"#,
+        r#"{"jsonrpc":"2.0","result":19,"id":11}"#,
+        r#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"expected [integer, integer] or {minuend, subtrahend}"}},"id":12}"#,
+        r#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"expected [integer, integer] or {minuend, subtrahend}"}},"id":13}"#,
+        r#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"expected [integer, integer] or {minuend, subtrahend}"}},"id":14}"#,
         r#"{"jsonrpc":"2.0","result":{"a":[1,2]},"id":"x"}"#,
         r#"[{"jsonrpc":"2.0","result":"hello, world","id":2}]"#,
-        r#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"expected [integer, integer]"}},"id":3}"#,
+        r#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"expected [integer, integer] or {minuend, subtrahend}"}},"id":3}"#,
         r#"{"jsonrpc":"2.0","error":{"code":1001,"message":"insufficient funds","data":{"balance":0}},"id":4}"#,
         r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":{"field":"method","reason":"is not registered"}},"id":5}"#,
     ];
     assert_eq!(&lines[..expected.len()], &expected, "{stdout}");
     assert!(
-        lines[6].starts_with(r#"{"jsonrpc":"2.0","error":{"code":-32700"#),
+        lines[10].starts_with(r#"{"jsonrpc":"2.0","error":{"code":-32700"#),
         "{stdout}"
     );
     assert_eq!(
-        lines[7],
+        lines[11],
         r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"reason":"empty batch"}},"id":null}"#
     );
     assert_eq!(
-        lines[8],
+        lines[12],
         r#"{"jsonrpc":"2.0","result":"hello, world","id":6}"#
     );
-    assert_eq!(lines.len(), 9, "{stdout}");
+    assert_eq!(lines.len(), 13, "{stdout}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("4 update notification(s)"), "{stderr}");
 

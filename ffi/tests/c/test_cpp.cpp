@@ -199,8 +199,92 @@ static void classifier() {
   CHECK(nob.classify("[1]").error_reason() == "batches are disabled");
 }
 
+// Params read in place through sb::Value: positional and named, strings unescaped,
+// iteration, and failed reads answering -32602.
+static void params_values() {
+  sb::Router router =
+      sb::RouterBuilder()
+          .method("subtract",
+                  [](const sb::Call& call, sb::Writer& out) {
+                    sb::Value p = call.params_value();
+                    if (p.is_array()) {
+                      CHECK(p.size() == 2);
+                      out.int64(p[std::size_t{0}].as_int64() - p[1].as_int64());
+                    } else {
+                      out.int64(p["minuend"].as_int64() - p["subtrahend"].as_int64());
+                    }
+                  })
+          .method("describe",
+                  [](const sb::Call& call, sb::Writer& out) {
+                    // keys and string values unescaped, numbers as doubles, nested walked
+                    std::string s;
+                    for (const auto& m : call.params_value()) {
+                      if (!m.key.is_absent()) s += m.key.str() + "=";
+                      if (m.value.is_string()) {
+                        s += m.value.str();
+                        CHECK(m.value.plain_str().has_value() == (m.value.json().find('\\') == std::string_view::npos));
+                      } else if (m.value.is_number()) {
+                        s += std::to_string(m.value.as_double());
+                      } else if (m.value.is_array() || m.value.is_object()) {
+                        std::size_t n = 0;
+                        for (const auto& inner : m.value) {
+                          (void)inner;
+                          n++;
+                        }
+                        CHECK(n == m.value.size());
+                        s += "#" + std::to_string(n);
+                      } else if (m.value.is_bool()) {
+                        s += m.value.as_bool() ? "T" : "F";
+                      } else {
+                        s += m.value.json();
+                      }
+                      s += ";";
+                    }
+                    CHECK(!call.params_value().is_absent());
+                    out.string(s);
+                  })
+          .method("absent",
+                  [](const sb::Call& call, sb::Writer& out) {
+                    sb::Value p = call.params_value();
+                    CHECK(p.is_absent() && p.json().empty());
+                    bool threw = false;
+                    try {
+                      (void)p["x"];
+                    } catch (const sb::Error& e) {
+                      threw = e.code() == SWB_RESULT_WRONG_KIND;
+                    }
+                    CHECK(threw);
+                    out.boolean(true);
+                  })
+          .build();
+  sb::Session s(router);
+  auto is = [&](std::string_view in, std::string_view want) {
+    auto got = s.handle(in);
+    CHECK(got && *got == want);
+    if (!got || *got != want)
+      std::fprintf(stderr, "  for %.*s got %.*s\n", int(in.size()), in.data(),
+                   got ? int(got->size()) : 0, got ? got->data() : "");
+  };
+  is(R"({"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1})",
+     R"({"jsonrpc":"2.0","result":19,"id":1})");
+  is(R"({"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"min\u0075end":42},"id":2})",
+     R"({"jsonrpc":"2.0","result":19,"id":2})");
+  is(R"({"jsonrpc":"2.0","method":"subtract","params":{"minuend":1.5,"subtrahend":1},"id":3})",
+     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"the number does not fit the requested type"}},"id":3})");
+  is(R"({"jsonrpc":"2.0","method":"subtract","params":{"minuend":1},"id":4})",
+     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"the object has no member of that name"}},"id":4})");
+  is(R"({"jsonrpc":"2.0","method":"subtract","params":["a","b"],"id":5})",
+     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"the value is not of the kind this reader needs"}},"id":5})");
+  is(R"({"jsonrpc":"2.0","method":"subtract","id":6})",
+     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"the value is not of the kind this reader needs"}},"id":6})");
+  is(R"({"jsonrpc":"2.0","method":"describe","params":{"caf\u00e9":"a\nb","n":2.5,"l":[1,[2],{}],"o":{"x":1},"t":true,"z":null,"p":"plain"},"id":7})",
+     "{\"jsonrpc\":\"2.0\",\"result\":\"caf\u00e9=a\\nb;n=2.500000;l=#3;o=#1;t=T;z=null;p=plain;\",\"id\":7}");
+  is(R"({"jsonrpc":"2.0","method":"absent","id":8})", R"({"jsonrpc":"2.0","result":true,"id":8})");
+}
+
 int main() {
   CHECK(sb::version() == SWB_VERSION);
+  params_values();
   session_basics();
   builder_errors();
   threads();

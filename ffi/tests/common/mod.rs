@@ -132,4 +132,5 @@ pub const C_TESTS: &[&str] = &[
     "test_classifier.c",
     "test_errors.c",
     "test_threads.c",
+    "test_params.c",
 ];
