@@ -1,5 +1,6 @@
 //! AVX2 kernel: thirty-two bytes per step, chosen at run time when the CPU has it.
 
+use core::arch::x86_64::_mm256_andnot_si256;
 use core::arch::x86_64::{
     __m256i, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8,
     _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_insert_epi8, _mm256_loadu_si256,
@@ -252,6 +253,83 @@ pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
     m
 }
 
+/// The fast check's flag lanes of `bytes[from..from + 32]` (0xff = flagged,
+/// [`super::text::flags_scalar`]), from three overlapping loads (at `from`,
+/// `from - 1`, `from - 2`).
+///
+/// # Safety
+/// - `from >= 2` and `from + 32 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn text_flags32(bytes: &[u8], from: usize) -> __m256i {
+    debug_assert!(from >= 2 && from + 32 <= bytes.len());
+    // SAFETY: `from - 2 >= 0` and `from + 32 <= bytes.len()` (the caller's
+    // guarantee), so the three unaligned 32-byte loads stay inside `bytes`.
+    let (v, v1, v2) = unsafe {
+        let p = bytes.as_ptr().add(from);
+        (
+            _mm256_loadu_si256(p as *const __m256i),
+            _mm256_loadu_si256(p.sub(1) as *const __m256i),
+            _mm256_loadu_si256(p.sub(2) as *const __m256i),
+        )
+    };
+    let bslash = _mm256_set1_epi8(b'\\' as i8);
+    let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+    let after_bs = _mm256_cmpeq_epi8(v1, bslash);
+    // Right after a lone backslash: certainly escaped.
+    let after_lone = _mm256_andnot_si256(_mm256_cmpeq_epi8(v2, bslash), after_bs);
+    // Signed: 0x20 > v holds for control bytes and for every byte >= 0x80.
+    let special = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v);
+    // The simple escape letters but `b` (flagged: rare in text, and the exact
+    // path takes it) by their low nibble: one per nibble in a table (`r` for 2,
+    // `"` apart), the byte equal to its entry; other entries 0x80 equal no
+    // byte that looks them up (`vpshufb` gives 0 for bytes >= 0x80).
+    #[rustfmt::skip]
+    let letters = _mm256_setr_epi8(
+        -128, -128, b'r' as i8, -128, b't' as i8, -128, b'f' as i8, -128,
+        -128, -128, -128, -128, b'\\' as i8, -128, b'n' as i8, b'/' as i8,
+        -128, -128, b'r' as i8, -128, b't' as i8, -128, b'f' as i8, -128,
+        -128, -128, -128, -128, b'\\' as i8, -128, b'n' as i8, b'/' as i8,
+    );
+    let simple = _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(letters, v), v), quote);
+    _mm256_or_si256(
+        _mm256_or_si256(_mm256_andnot_si256(after_lone, quote), special),
+        _mm256_andnot_si256(simple, after_bs),
+    )
+}
+
+/// The fast check's flags of `bytes[from..from + 64]` (bit i = byte `from + i`,
+/// [`super::text::flags_scalar`]): for the tests; the walk takes
+/// [`text_plain64`].
+///
+/// # Safety
+/// - `from >= 2` and `from + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[cfg(test)]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn text_flags64(bytes: &[u8], from: usize) -> u64 {
+    // SAFETY: `from >= 2`, `from + 32 + 32 <= bytes.len()` and AVX2 are the
+    // caller's guarantees.
+    let [lo, hi] = [0, 32].map(|k| unsafe { text_flags32(bytes, from + k) });
+    u64::from(_mm256_movemask_epi8(lo) as u32) | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
+}
+
+/// Whether the fast check flags nothing in `bytes[from..from + 64]`
+/// ([`super::text::flags_scalar`]): two 32-byte checks, one mask.
+///
+/// # Safety
+/// - `from >= 2` and `from + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn text_plain64(bytes: &[u8], from: usize) -> bool {
+    // SAFETY: `from >= 2`, `from + 32 + 32 <= bytes.len()` and AVX2 are the
+    // caller's guarantees.
+    let [lo, hi] = [0, 32].map(|k| unsafe { text_flags32(bytes, from + k) });
+    _mm256_movemask_epi8(_mm256_or_si256(lo, hi)) == 0
+}
+
 /// Validates a long string body from the backslash at `bytes[p]`
 /// ([`text_blocks`] on AVX2 masks).
 ///
@@ -259,9 +337,15 @@ pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
 /// - The CPU must support AVX2 ([`is_available`] returned `true`).
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn text(bytes: &[u8], p: usize) -> Text {
-    // SAFETY: `text_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is the
-    // caller's guarantee.
-    text_blocks(bytes, p, |b, at| unsafe { text_masks64(b, at) })
+    text_blocks(
+        bytes,
+        p,
+        // SAFETY: `text_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is
+        // the caller's guarantee.
+        |b, at| unsafe { text_masks64(b, at) },
+        // SAFETY: as for the masks, and `at >= p + 64 >= 2`.
+        |b, at| unsafe { text_plain64(b, at) },
+    )
 }
 
 /// One past the closing quote of the validated string in which `bytes[p]` is a
