@@ -138,6 +138,42 @@ pub(crate) fn plain_scalar(b: &[u8], at: usize) -> bool {
     flags_scalar(b, at) == 0
 }
 
+/// Whether the bytes above 0x7f of the block at `at` are whole valid UTF-8
+/// characters, one by one: a character begun in the three bytes before `at`
+/// ends in the block, and none is cut by its end. The reference of the AVX2
+/// kernel's second check (`text_utf8_whole64`), with the fast check's other
+/// flags (quotes, escape letters, control bytes) none. Needs `at >= 3`.
+#[cfg(test)]
+pub(crate) fn utf8_whole_scalar(b: &[u8], at: usize) -> bool {
+    let end = at + 64;
+    let mut i = at;
+    // A character begun before the block: its lead is the last byte >= 0xc0
+    // in the three before, with only continuation bytes after it.
+    for j in (at - 3..at).rev() {
+        match b[j] {
+            0x80..0xc0 => continue,
+            0xc0.. => match scan::utf8_char_end(b, j) {
+                Some(e) if e > at && e <= end => i = e,
+                Some(e) if e <= at => {}
+                _ => return false,
+            },
+            _ => {}
+        }
+        break;
+    }
+    while i < end {
+        if b[i] < 0x80 {
+            i += 1;
+            continue;
+        }
+        match scan::utf8_char_end(b, i) {
+            Some(e) if e <= end => i = e,
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Whether `b[at]` is escaped, from the backslash run ending at `at - 1`, for a
 /// block after fast-checked ones (whose walk kept no carry). `b[p]` is an
 /// unescaped backslash and `p < at`: a run reaching back to it is counted from
@@ -159,16 +195,18 @@ fn escaped_after_run(b: &[u8], p: usize, at: usize) -> u64 {
 
 /// Validates the string body from `p`, an unescaped backslash inside a string,
 /// 64 bytes a step. `masks(b, at)` and `plain(b, at)` are called only with
-/// `at + 64 <= b.len()`, `plain` only with `at >= p + 64` (so `at >= 2`).
+/// `at + 64 <= b.len()`, `plain` only with `at >= p + 64` (so `at >= 3`).
 ///
 /// Each block after the first gets the kernel's fast check first (`plain`, see
 /// [`flags_scalar`]): one mask for 64 bytes of plain ASCII text with simple
 /// escapes (but `\b`). A block without a flag holds no closing quote: a `"`
 /// right after a lone backslash is escaped by it (that backslash follows no
 /// backslash, so it is unescaped). It holds nothing to validate either (every
-/// byte right after a backslash, escaped or not, is a simple letter). A flagged
-/// block takes the exact path (the masks, [`escaped_bytes`]), which decides;
-/// its carry, lost over fast blocks, comes back from [`escaped_after_run`].
+/// byte right after a backslash, escaped or not, is a simple letter). The AVX2
+/// kernel also passes a block whose only flags are bytes above 0x7f when they
+/// are whole valid UTF-8 characters ([`utf8_whole_scalar`]). A flagged block
+/// takes the exact path (the masks, [`escaped_bytes`]), which decides; its
+/// carry, lost over fast blocks, comes back from [`escaped_after_run`].
 #[inline(always)]
 pub(crate) fn text_blocks(
     b: &[u8],
@@ -250,11 +288,14 @@ pub(crate) fn text_blocks(
             }
         }
         at += 64;
-        // The fast check (it flags the continuation bytes `cont` marks).
+        // The fast check.
         while at <= last && plain(b, at) {
             tick(1);
             at += 64;
             skipped = true;
+            // A character begun in the block before ended in this one: `plain`
+            // checked it whole.
+            cont = 0;
         }
     }
     if skipped {
@@ -322,7 +363,7 @@ mod tests {
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
         {
             use super::super::{avx2, sse2};
-            // SAFETY: the callers pass `at >= 2` and `at + 64 <= b.len()`.
+            // SAFETY: the callers pass `at >= 3` and `at + 64 <= b.len()`.
             let sse2 = unsafe { (sse2::text_flags64(b, at), sse2::text_plain64(b, at)) };
             all.push(("sse2", sse2.0, sse2.1));
             if avx2::is_available() {
@@ -344,6 +385,21 @@ mod tests {
         !(0x20..0x80).contains(&c) || (c == b'"' && !after_lone) || (after_bs && !simple)
     }
 
+    /// Whether `b[..at]` is valid UTF-8 but for a character cut at its end
+    /// (what the walk has checked before it looks at the block at `at`).
+    fn valid_before(b: &[u8], at: usize) -> bool {
+        std::str::from_utf8(&b[..at]).map_or_else(|e| e.error_len().is_none(), |_| true)
+    }
+
+    /// The AVX2 kernel's second check by its definition: the fast check flags
+    /// nothing but bytes above 0x7f, and these are whole valid characters.
+    fn utf8_whole_by_definition(b: &[u8], at: usize) -> bool {
+        (at..at + 64).all(|i| {
+            let escapes = flag_by_definition(b, i) && (b[i] < 0x80 || b[i - 1] == b'\\');
+            !escapes && b[i] >= 0x20
+        }) && super::utf8_whole_scalar(b, at)
+    }
+
     /// Every kernel's fast check equals its definition: every byte value at
     /// every position after every pair of bytes from the alphabet, and random
     /// blocks of the alphabet; `plain` is "no flag".
@@ -354,12 +410,19 @@ mod tests {
                 m | u64::from(flag_by_definition(b, at + i)) << i
             });
             for (kernel, flags, plain) in all_flags(b, at) {
-                assert_eq!(flags, want, "{kernel} flags of {:?}", &b[at - 2..at + 64]);
+                assert_eq!(flags, want, "{kernel} flags of {:?}", &b[at - 3..at + 64]);
+                let mut want_plain = want == 0;
+                if kernel == "avx2" {
+                    if !valid_before(b, at) {
+                        continue; // the walk never gets here
+                    }
+                    want_plain |= utf8_whole_by_definition(b, at);
+                }
                 assert_eq!(
                     plain,
-                    want == 0,
+                    want_plain,
                     "{kernel} plain of {:?}",
-                    &b[at - 2..at + 64]
+                    &b[at - 3..at + 64]
                 );
             }
         };
@@ -391,7 +454,7 @@ mod tests {
             for x in &mut b {
                 *x = ALPHABET[next() % if dense { 4 } else { ALPHABET.len() }];
             }
-            check(&b, 2 + next() % 5);
+            check(&b, 3 + next() % 4);
         }
     }
 
@@ -399,7 +462,11 @@ mod tests {
     /// (the masks on every block, as before the fast check), on every prefix.
     fn check_walks(b: &[u8], p: usize) {
         // Under Miri the prefixes that end in the last two blocks.
-        let from = if cfg!(miri) { b.len().saturating_sub(130) } else { 0 };
+        let from = if cfg!(miri) {
+            b.len().saturating_sub(130)
+        } else {
+            0
+        };
         for len in (p + 1).max(from)..=b.len() {
             let b = &b[..len];
             let want = super::text_blocks(b, p, super::masks_scalar, |_, _| false);
@@ -527,6 +594,75 @@ mod tests {
                         b.extend_from_slice(end);
                         b.resize(b.len() + 64, b'z');
                         check_walks(&b, p);
+                    }
+                }
+            }
+        }
+    }
+
+    /// UTF-8 sequences (every lead byte with every second byte, and 3- and
+    /// 4-byte leads with boundary values after them) at the edges and the
+    /// middle of a block between valid characters: the walk equals the exact
+    /// walk, and the AVX2 kernel's second check equals its reference.
+    #[test]
+    fn utf8_sequences_in_blocks() {
+        let edges: &[usize] = if cfg!(miri) {
+            &[62]
+        } else {
+            &[0, 1, 2, 3, 31, 32, 33, 60, 61, 62, 63]
+        };
+        let bounds = [0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xf4];
+        let mut seqs: Vec<Vec<u8>> = Vec::new();
+        let (leads, seconds) = if cfg!(miri) {
+            (0xc2..=0xc3, 0x7f..=0x81)
+        } else {
+            (0x80..=0xff_u8, 0..=0xff_u8)
+        };
+        for lead in leads {
+            for second in seconds.clone() {
+                seqs.push(vec![lead, second, b'a']);
+            }
+        }
+        if !cfg!(miri) {
+            for lead in 0xe0..=0xf7_u8 {
+                for &x in &bounds {
+                    for &y in &bounds {
+                        for &z in &bounds {
+                            seqs.push(vec![lead, x, y, z]);
+                        }
+                    }
+                }
+            }
+        }
+        for seq in &seqs {
+            for &edge in edges {
+                for before in ["é".as_bytes(), "€".as_bytes(), "😀".as_bytes(), b"ab"] {
+                    let mut b = b"ab".to_vec();
+                    let p = b.len();
+                    b.extend_from_slice(b"\\n");
+                    // `before` ends right before the sequence, which starts at
+                    // `edge` in the walk's second block.
+                    b.resize(p + 64 + edge - before.len().min(edge + 60), b'x');
+                    b.extend_from_slice(before);
+                    b.extend_from_slice(seq);
+                    b.extend_from_slice("é text".as_bytes());
+                    b.resize(p + 64 * 4, b'y');
+                    let want = super::text_blocks(&b, p, super::masks_scalar, |_, _| false);
+                    assert_eq!(super::text_blocks_scalar(&b, p), want, "scalar {b:x?}");
+                    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+                    if super::super::avx2::is_available() {
+                        // SAFETY: AVX2 was just detected on this CPU.
+                        let got = unsafe { super::super::avx2::text(&b, p) };
+                        assert_eq!(got, want, "avx2 {b:x?}");
+                        for at in [p + 64, p + 128]
+                            .into_iter()
+                            .filter(|&at| valid_before(&b, at))
+                        {
+                            // SAFETY: `at >= 3`, `at + 64 <= b.len()`, AVX2 as above.
+                            let got = unsafe { super::super::avx2::text_utf8_whole64(&b, at) };
+                            let want = utf8_whole_by_definition(&b, at);
+                            assert_eq!(got, want, "avx2 second check at {at} of {b:x?}");
+                        }
                     }
                 }
             }
