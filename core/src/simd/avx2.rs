@@ -489,7 +489,7 @@ unsafe fn text_bad32(bytes: &[u8], from: usize) -> __m256i {
 
 /// Whether the fast check flags nothing but bytes above 0x7f in
 /// `bytes[from..from + 64]`, and these are whole valid UTF-8 characters
-/// ([`super::text::utf8_whole_scalar`]): no error in [`utf8_errors32`] (its
+/// (`super::text::utf8_whole_scalar`): no error in [`utf8_errors32`] (its
 /// first lanes check a character begun before `from`), none cut at the end.
 ///
 /// # Safety
