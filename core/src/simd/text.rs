@@ -434,9 +434,9 @@ mod tests {
         } else {
             (0..=255).collect()
         };
-        let positions: &[usize] = if cfg!(miri) { &[0, 1, 31, 32, 63] } else { &[] };
+        let positions: &[usize] = if cfg!(miri) { &[0, 63] } else { &[] };
         for &c in &values {
-            for &c1 in ALPHABET {
+            for &c1 in &ALPHABET[..if cfg!(miri) { 8 } else { ALPHABET.len() }] {
                 for &c2 in &ALPHABET[..if cfg!(miri) { 4 } else { ALPHABET.len() }] {
                     let all: Vec<usize> = (0..64).collect();
                     for &pos in if cfg!(miri) { positions } else { &all[..] } {
