@@ -205,6 +205,19 @@ fn escapes_and_multibyte_text_in_params() {
     assert_eq!(k, "request");
 }
 
+/// Long text whose blocks pass the block walk's fast check (backslash runs of
+/// two blocks and more) between flagged ones (`é`, a `\u` escape): each hand-over
+/// to the exact path counts a run back, each run once.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn backslash_runs_in_long_text() {
+    let k = assert_linear("backslash runs", |n| {
+        let piece = format!(r"x{}é{}\u00e9 text\n", r"\\".repeat(80), r"\\".repeat(50));
+        request_with_params(&format!(r#"["{}"]"#, piece.repeat(n / 20)))
+    });
+    assert_eq!(k, "request");
+}
+
 #[test]
 #[cfg_attr(miri, ignore)]
 fn many_named_params() {

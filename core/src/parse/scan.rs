@@ -2213,6 +2213,24 @@ mod text_tests {
         }
     }
 
+    /// Backslash runs of 1 to 6 before a quote, a simple letter, `b`, `u` and
+    /// a bad letter (the walk's fast check passes a quote only right after a
+    /// lone backslash, and hands the others to the exact path), at every offset
+    /// across block boundaries.
+    #[test]
+    fn backslash_runs_before_quotes_and_letters() {
+        let runs = if cfg!(miri) { 1..3 } else { 1..7 };
+        let offsets = if cfg!(miri) { 61..66 } else { 2..140 };
+        for run in runs {
+            for end in [&b"\""[..], b"n", b"b", b"u00e9", b"x", b"\\"] {
+                let piece = [&b"\\".repeat(run)[..], end].concat();
+                for at in offsets.clone() {
+                    check_piece(&piece, at);
+                }
+            }
+        }
+    }
+
     /// `\u` escapes (valid, surrogates, bad digits, cut by the closing quote),
     /// escaped backslashes, non-ASCII characters of every length, invalid UTF-8
     /// and control bytes, at every offset across block boundaries.

@@ -6,6 +6,9 @@ use core::arch::x86_64::{
     _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setr_epi8,
     _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
 };
+use core::arch::x86_64::{
+    _mm256_andnot_si256, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
+};
 
 use super::skip::{Kernel, Masks, count_blocks, skip_blocks, skip_text_blocks};
 use super::text::{Text, TextMasks, text_blocks};
@@ -252,6 +255,260 @@ pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
     m
 }
 
+/// The fast check's flag lanes of `bytes[from..from + 32]` (0xff = flagged,
+/// [`super::text::flags_scalar`]), from three overlapping loads (at `from`,
+/// `from - 1`, `from - 2`), in two parts: the quotes and escape letters, and
+/// the bytes below 0x20 or above 0x7f.
+///
+/// # Safety
+/// - `from >= 2` and `from + 32 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn text_flag_parts32(bytes: &[u8], from: usize) -> (__m256i, __m256i) {
+    debug_assert!(from >= 2 && from + 32 <= bytes.len());
+    // SAFETY: `from - 2 >= 0` and `from + 32 <= bytes.len()` (the caller's
+    // guarantee), so the three unaligned 32-byte loads stay inside `bytes`.
+    let (v, v1, v2) = unsafe {
+        let p = bytes.as_ptr().add(from);
+        (
+            _mm256_loadu_si256(p as *const __m256i),
+            _mm256_loadu_si256(p.sub(1) as *const __m256i),
+            _mm256_loadu_si256(p.sub(2) as *const __m256i),
+        )
+    };
+    let bslash = _mm256_set1_epi8(b'\\' as i8);
+    let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+    let after_bs = _mm256_cmpeq_epi8(v1, bslash);
+    // Right after a lone backslash: certainly escaped.
+    let after_lone = _mm256_andnot_si256(_mm256_cmpeq_epi8(v2, bslash), after_bs);
+    // Signed: 0x20 > v holds for control bytes and for every byte >= 0x80.
+    let special = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v);
+    // The simple escape letters but `b` (flagged: rare in text, and the exact
+    // path takes it) by their low nibble: one per nibble in a table (`r` for 2,
+    // `"` apart), the byte equal to its entry; other entries 0x80 equal no
+    // byte that looks them up (`vpshufb` gives 0 for bytes >= 0x80).
+    #[rustfmt::skip]
+    let letters = _mm256_setr_epi8(
+        -128, -128, b'r' as i8, -128, b't' as i8, -128, b'f' as i8, -128,
+        -128, -128, -128, -128, b'\\' as i8, -128, b'n' as i8, b'/' as i8,
+        -128, -128, b'r' as i8, -128, b't' as i8, -128, b'f' as i8, -128,
+        -128, -128, -128, -128, b'\\' as i8, -128, b'n' as i8, b'/' as i8,
+    );
+    let simple = _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(letters, v), v), quote);
+    let escapes = _mm256_or_si256(
+        _mm256_andnot_si256(after_lone, quote),
+        _mm256_andnot_si256(simple, after_bs),
+    );
+    (escapes, special)
+}
+
+/// The fast check's flags of `bytes[from..from + 64]` (bit i = byte `from + i`,
+/// [`super::text::flags_scalar`]): for the tests; the walk takes
+/// [`text_plain64`].
+///
+/// # Safety
+/// - `from >= 2` and `from + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[cfg(test)]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn text_flags64(bytes: &[u8], from: usize) -> u64 {
+    // SAFETY: `from >= 2`, `from + 32 + 32 <= bytes.len()` and AVX2 are the
+    // caller's guarantees.
+    let (lo, hi) = unsafe {
+        (
+            text_flag_parts32(bytes, from),
+            text_flag_parts32(bytes, from + 32),
+        )
+    };
+    let (lo, hi) = (_mm256_or_si256(lo.0, lo.1), _mm256_or_si256(hi.0, hi.1));
+    u64::from(_mm256_movemask_epi8(lo) as u32) | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
+}
+
+/// Whether the block walk may pass `bytes[from..from + 64]` without its exact
+/// path: the fast check flags nothing ([`super::text::flags_scalar`]: two
+/// 32-byte checks, one mask), or it flags only bytes above 0x7f and these are
+/// whole valid UTF-8 characters ([`text_utf8_whole64`]).
+///
+/// # Safety
+/// - `from >= 3` and `from + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn text_plain64(bytes: &[u8], from: usize) -> bool {
+    // SAFETY: `from >= 3`, `from + 32 + 32 <= bytes.len()` and AVX2 are the
+    // caller's guarantees.
+    let (lo, hi) = unsafe {
+        (
+            text_flag_parts32(bytes, from),
+            text_flag_parts32(bytes, from + 32),
+        )
+    };
+    let flags = _mm256_or_si256(_mm256_or_si256(lo.0, lo.1), _mm256_or_si256(hi.0, hi.1));
+    if _mm256_movemask_epi8(flags) == 0 {
+        return true;
+    }
+    // SAFETY: the caller's guarantees.
+    unsafe { text_utf8_whole64(bytes, from) }
+}
+
+/// A 16-entry table for `vpshufb`, in both 128-bit lanes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn table16(t: [i8; 16]) -> __m256i {
+    #[rustfmt::skip]
+    let table = _mm256_setr_epi8(
+        t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7],
+        t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15],
+        t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7],
+        t[8], t[9], t[10], t[11], t[12], t[13], t[14], t[15],
+    );
+    table
+}
+
+/// The UTF-8 errors of `bytes[from..from + 32]` (a lane not 0: the sequence
+/// ending at that byte is invalid), from the byte and the three before it:
+/// the lookup algorithm of Keiser and Lemire ("Validating UTF-8 in less than
+/// one instruction per byte", 2021; simdjson's `utf8_lookup4`). Three tables
+/// by nibble classify the previous byte's high and low nibble and this byte's
+/// high nibble (an error is a bit all three share); a byte two or three after
+/// a 3- or 4-byte lead must be a continuation, and only then may a
+/// continuation follow a continuation.
+///
+/// # Safety
+/// - `from >= 3` and `from + 32 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn utf8_errors32(bytes: &[u8], from: usize) -> __m256i {
+    debug_assert!(from >= 3 && from + 32 <= bytes.len());
+    // SAFETY: `from - 3 >= 0` and `from + 32 <= bytes.len()` (the caller's
+    // guarantee), so the four unaligned 32-byte loads stay inside `bytes`.
+    let (v, prev1, prev2, prev3) = unsafe {
+        let p = bytes.as_ptr().add(from);
+        (
+            _mm256_loadu_si256(p as *const __m256i),
+            _mm256_loadu_si256(p.sub(1) as *const __m256i),
+            _mm256_loadu_si256(p.sub(2) as *const __m256i),
+            _mm256_loadu_si256(p.sub(3) as *const __m256i),
+        )
+    };
+    const TOO_SHORT: i8 = 1 << 0; // 11______ 0_______ or 11______ 11______
+    const TOO_LONG: i8 = 1 << 1; // 0_______ 10______
+    const OVERLONG_3: i8 = 1 << 2; // 11100000 100_____
+    const TOO_LARGE: i8 = 1 << 3; // 11110100 1001____, 11110101.. 10______ (not 1000____)
+    const SURROGATE: i8 = 1 << 4; // 11101101 101_____
+    const OVERLONG_2: i8 = 1 << 5; // 1100000_ 10______
+    const TOO_LARGE_1000: i8 = 1 << 6; // 11110101.. 1000____
+    const OVERLONG_4: i8 = 1 << 6; // 11110000 1000____
+    const TWO_CONTS: i8 = 1 << 7; // 10______ 10______
+    const CARRY: i8 = TOO_SHORT | TOO_LONG | TWO_CONTS; // decided by the high nibbles
+    const LARGE: i8 = CARRY | TOO_LARGE | TOO_LARGE_1000;
+    let nibbles = _mm256_set1_epi8(0x0f);
+    #[rustfmt::skip]
+    let byte_1_high = table16([
+        // 0_______ (ASCII)
+        TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
+        // 10______ (continuation)
+        TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,
+        // 1100____, 1101____ (2-byte leads)
+        TOO_SHORT | OVERLONG_2, TOO_SHORT,
+        // 1110____ (3-byte leads)
+        TOO_SHORT | OVERLONG_3 | SURROGATE,
+        // 1111____ (4-byte leads and beyond)
+        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+    ]);
+    #[rustfmt::skip]
+    let byte_1_low = table16([
+        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, // ____0000
+        CARRY | OVERLONG_2,                           // ____0001
+        CARRY, CARRY,                                 // ____001_
+        CARRY | TOO_LARGE,                            // ____0100
+        LARGE, LARGE, LARGE,                          // ____0101, ____011_
+        LARGE, LARGE, LARGE, LARGE, LARGE,            // ____1000 to ____1100
+        LARGE | SURROGATE,                            // ____1101
+        LARGE, LARGE,                                 // ____111_
+    ]);
+    #[rustfmt::skip]
+    let byte_2_high = table16([
+        // 0_______ (ASCII)
+        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+        // 1000____
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+        // 1001____
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+        // 101_____
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        // 11______ (leads)
+        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+    ]);
+    let special_cases = _mm256_and_si256(
+        _mm256_and_si256(
+            _mm256_shuffle_epi8(
+                byte_1_high,
+                _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nibbles),
+            ),
+            _mm256_shuffle_epi8(byte_1_low, _mm256_and_si256(prev1, nibbles)),
+        ),
+        _mm256_shuffle_epi8(
+            byte_2_high,
+            _mm256_and_si256(_mm256_srli_epi16(v, 4), nibbles),
+        ),
+    );
+    // Bit 7 set: two after a byte >= 0xe0 or three after one >= 0xf0.
+    let third = _mm256_subs_epu8(prev2, _mm256_set1_epi8((0xe0u8 - 0x80) as i8));
+    let fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((0xf0u8 - 0x80) as i8));
+    let must_be_continuation = _mm256_and_si256(
+        _mm256_or_si256(third, fourth),
+        _mm256_set1_epi8(0x80u8 as i8),
+    );
+    _mm256_xor_si256(must_be_continuation, special_cases)
+}
+
+/// The lanes of `bytes[from..from + 32]` that [`text_utf8_whole64`] rejects
+/// (not 0): quotes and escape letters the fast check flags, control bytes,
+/// UTF-8 errors.
+///
+/// # Safety
+/// - `from >= 3` and `from + 32 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn text_bad32(bytes: &[u8], from: usize) -> __m256i {
+    // SAFETY: the caller's guarantees (`from >= 3`, `from + 32 <= bytes.len()`,
+    // AVX2) cover both.
+    let ((escapes, special), errors) =
+        unsafe { (text_flag_parts32(bytes, from), utf8_errors32(bytes, from)) };
+    // SAFETY: `from + 32 <= bytes.len()`, so the unaligned load stays inside.
+    let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(from) as *const __m256i) };
+    // Control bytes: special, and not negative (signed).
+    let control = _mm256_andnot_si256(_mm256_cmpgt_epi8(_mm256_setzero_si256(), v), special);
+    _mm256_or_si256(_mm256_or_si256(escapes, control), errors)
+}
+
+/// Whether the fast check flags nothing but bytes above 0x7f in
+/// `bytes[from..from + 64]`, and these are whole valid UTF-8 characters
+/// (`super::text::utf8_whole_scalar`): no error in [`utf8_errors32`] (its
+/// first lanes check a character begun before `from`), none cut at the end.
+///
+/// # Safety
+/// - `from >= 3` and `from + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn text_utf8_whole64(bytes: &[u8], from: usize) -> bool {
+    debug_assert!(from >= 3 && from + 64 <= bytes.len());
+    // SAFETY: `from + 32 >= from >= 3`, `from + 32 + 32 <= bytes.len()` and AVX2
+    // are the caller's guarantees.
+    let (lo, hi) = unsafe { (text_bad32(bytes, from), text_bad32(bytes, from + 32)) };
+    let bad = _mm256_or_si256(lo, hi);
+    // A character cut by the block's end: a lead in its last three bytes that
+    // needs more than what is left.
+    let cut = bytes[from + 63] >= 0xc0 || bytes[from + 62] >= 0xe0 || bytes[from + 61] >= 0xf0;
+    _mm256_testz_si256(bad, bad) == 1 && !cut
+}
+
 /// Validates a long string body from the backslash at `bytes[p]`
 /// ([`text_blocks`] on AVX2 masks).
 ///
@@ -259,9 +516,15 @@ pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
 /// - The CPU must support AVX2 ([`is_available`] returned `true`).
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn text(bytes: &[u8], p: usize) -> Text {
-    // SAFETY: `text_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is the
-    // caller's guarantee.
-    text_blocks(bytes, p, |b, at| unsafe { text_masks64(b, at) })
+    text_blocks(
+        bytes,
+        p,
+        // SAFETY: `text_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is
+        // the caller's guarantee.
+        |b, at| unsafe { text_masks64(b, at) },
+        // SAFETY: as for the masks, and `at >= p + 64 >= 3`.
+        |b, at| unsafe { text_plain64(b, at) },
+    )
 }
 
 /// One past the closing quote of the validated string in which `bytes[p]` is a

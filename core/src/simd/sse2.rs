@@ -1,5 +1,6 @@
 //! SSE2 kernel (baseline on every x86_64 CPU): sixteen bytes per step.
 
+use core::arch::x86_64::_mm_andnot_si128;
 use core::arch::x86_64::{
     __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
     _mm_set1_epi8,
@@ -272,12 +273,89 @@ pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
     m
 }
 
+/// The fast check's flag lanes of `bytes[from..from + 16]` (0xff = flagged,
+/// [`super::text::flags_scalar`]), from three overlapping loads (at `from`,
+/// `from - 1`, `from - 2`).
+///
+/// # Safety
+/// `from >= 2` and `from + 16 <= bytes.len()`.
+#[inline(always)]
+unsafe fn text_flags16(bytes: &[u8], from: usize) -> __m128i {
+    debug_assert!(from >= 2 && from + 16 <= bytes.len());
+    // SAFETY: `from - 2 >= 0` and `from + 16 <= bytes.len()` (the caller's
+    // guarantee), so the three unaligned 16-byte loads stay inside `bytes`;
+    // SSE2 is part of the x86_64 baseline.
+    unsafe {
+        let p = bytes.as_ptr().add(from);
+        let v = _mm_loadu_si128(p as *const __m128i);
+        let v1 = _mm_loadu_si128(p.sub(1) as *const __m128i);
+        let v2 = _mm_loadu_si128(p.sub(2) as *const __m128i);
+        let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+        let bslash = _mm_set1_epi8(b'\\' as i8);
+        let quote = eq(b'"');
+        let after_bs = _mm_cmpeq_epi8(v1, bslash);
+        // Right after a lone backslash: certainly escaped.
+        let after_lone = _mm_andnot_si128(_mm_cmpeq_epi8(v2, bslash), after_bs);
+        // Signed: below 0x20 holds for control bytes and every byte >= 0x80.
+        let special = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+        // The simple escape letters but `b` (flagged, as in the other kernels).
+        let simple = _mm_or_si128(
+            _mm_or_si128(
+                _mm_or_si128(quote, _mm_cmpeq_epi8(v, bslash)),
+                _mm_or_si128(eq(b'/'), eq(b'f')),
+            ),
+            _mm_or_si128(eq(b'n'), _mm_or_si128(eq(b'r'), eq(b't'))),
+        );
+        _mm_or_si128(
+            _mm_or_si128(_mm_andnot_si128(after_lone, quote), special),
+            _mm_andnot_si128(simple, after_bs),
+        )
+    }
+}
+
+/// The fast check's flags of `bytes[from..from + 64]` (bit i = byte `from + i`,
+/// [`super::text::flags_scalar`]): for the tests; the walk takes
+/// [`text_plain64`].
+///
+/// # Safety
+/// `from >= 2` and `from + 64 <= bytes.len()`.
+#[cfg(test)]
+pub(crate) unsafe fn text_flags64(bytes: &[u8], from: usize) -> u64 {
+    (0..4).fold(0, |m, k| {
+        // SAFETY: `from + 16 * k >= 2` and `from + 16 * k + 16 <= from + 64 <=
+        // bytes.len()` (the caller's guarantee).
+        // SSE2 is part of the x86_64 baseline.
+        let bits = unsafe { _mm_movemask_epi8(text_flags16(bytes, from + 16 * k)) };
+        m | u64::from(bits as u16) << (16 * k)
+    })
+}
+
+/// Whether the fast check flags nothing in `bytes[from..from + 64]`
+/// ([`super::text::flags_scalar`]): four 16-byte checks, one mask.
+///
+/// # Safety
+/// `from >= 2` and `from + 64 <= bytes.len()`.
+#[inline(always)]
+pub(crate) unsafe fn text_plain64(bytes: &[u8], from: usize) -> bool {
+    // SAFETY: `from + 16 * k >= 2` and `from + 16 * k + 16 <= from + 64 <=
+    // bytes.len()` (the caller's guarantee).
+    let [a, b, c, d] = [0, 16, 32, 48].map(|k| unsafe { text_flags16(bytes, from + k) });
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe { _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) == 0 }
+}
+
 /// Validates a long string body from the backslash at `bytes[p]`
 /// ([`text_blocks`] on SSE2 masks).
 #[inline]
 pub(crate) fn text(bytes: &[u8], p: usize) -> Text {
-    // SAFETY: `text_blocks` passes only `at + 64 <= bytes.len()`.
-    text_blocks(bytes, p, |b, at| unsafe { text_masks64(b, at) })
+    text_blocks(
+        bytes,
+        p,
+        // SAFETY: `text_blocks` passes only `at + 64 <= bytes.len()`.
+        |b, at| unsafe { text_masks64(b, at) },
+        // SAFETY: as for the masks, and `at >= p + 64 >= 2`.
+        |b, at| unsafe { text_plain64(b, at) },
+    )
 }
 
 /// One past the closing quote of the validated string in which `bytes[p]` is a

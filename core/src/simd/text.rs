@@ -13,6 +13,14 @@
 //! 64 bytes left) hands back to the scanner's general string loop at a boundary
 //! it can resume from ([`Text::Resume`]), which then reports errors exactly as it
 //! always does.
+//!
+//! Most blocks of such text hold only ASCII and simple escapes (`\n`, `\t`,
+//! `\"`): a fast check ([`flags_scalar`], the kernels' `text_plain64`) passes
+//! them on one mask per block, from the two bytes before each byte instead of
+//! the escape carry; only a block it flags takes the exact path above. On
+//! AVX2 a flagged block whose only flags are non-ASCII bytes passes too when
+//! they are whole valid UTF-8 characters (a vector UTF-8 check,
+//! `utf8_whole_scalar` its reference).
 
 use crate::parse::ops::tick;
 use crate::parse::scan;
@@ -93,10 +101,122 @@ pub(crate) fn masks_scalar(b: &[u8], at: usize) -> TextMasks {
     m
 }
 
+/// The fast check's flags of the 64-byte block at `at` (bit i = byte `at + i`),
+/// byte by byte: the reference the SIMD kernels are tested against, and the
+/// scalar build's check. A byte is flagged when it is below 0x20 or above 0x7f,
+/// a `"` not right after a lone backslash (one not itself after a backslash),
+/// or anything but a simple escape letter other than `b` right after a
+/// backslash (`\b` is rare in text, and the exact path takes it: the SIMD
+/// kernels save two steps on it).
+///
+/// No flag in a block means: no closing quote, no byte to validate, and every
+/// escape letter simple, whatever the backslash runs before it (see
+/// [`text_blocks`]). Needs `at >= 2` (the check reads the two bytes before).
+#[cfg_attr(
+    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    allow(dead_code) // the scalar build's check; here only the tests' reference
+)]
+#[inline]
+pub(crate) fn flags_scalar(b: &[u8], at: usize) -> u64 {
+    let mut flags = 0u64;
+    for i in 0..64 {
+        let (c, c1, c2) = (b[at + i], b[at + i - 1], b[at + i - 2]);
+        let lone_before = c1 == b'\\' && c2 != b'\\';
+        let flag = matches!(c, 0..0x20 | 0x80..)
+            || (c == b'"' && !lone_before)
+            || (c1 == b'\\' && (c == b'b' || !SIMPLE_ESCAPE[c as usize]));
+        flags |= u64::from(flag) << i;
+    }
+    flags
+}
+
+/// Whether the fast check flags nothing in the block at `at`
+/// ([`flags_scalar`]): the scalar build's check.
+#[cfg_attr(
+    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    allow(dead_code) // the scalar build's check; here only the tests' reference
+)]
+#[inline]
+pub(crate) fn plain_scalar(b: &[u8], at: usize) -> bool {
+    flags_scalar(b, at) == 0
+}
+
+/// Whether the bytes above 0x7f of the block at `at` are whole valid UTF-8
+/// characters, one by one: a character begun in the three bytes before `at`
+/// ends in the block, and none is cut by its end. The reference of the AVX2
+/// kernel's second check (`text_utf8_whole64`), with the fast check's other
+/// flags (quotes, escape letters, control bytes) none. Needs `at >= 3`.
+#[cfg(test)]
+pub(crate) fn utf8_whole_scalar(b: &[u8], at: usize) -> bool {
+    let end = at + 64;
+    let mut i = at;
+    // A character begun before the block: its lead is the last byte >= 0xc0
+    // in the three before, with only continuation bytes after it.
+    for j in (at - 3..at).rev() {
+        match b[j] {
+            0x80..0xc0 => continue,
+            0xc0.. => match scan::utf8_char_end(b, j) {
+                Some(e) if e > at && e <= end => i = e,
+                Some(e) if e <= at => {}
+                _ => return false,
+            },
+            _ => {}
+        }
+        break;
+    }
+    while i < end {
+        if b[i] < 0x80 {
+            i += 1;
+            continue;
+        }
+        match scan::utf8_char_end(b, i) {
+            Some(e) if e <= end => i = e,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Whether `b[at]` is escaped, from the backslash run ending at `at - 1`, for a
+/// block after fast-checked ones (whose walk kept no carry). `b[p]` is an
+/// unescaped backslash and `p < at`: a run reaching back to it is counted from
+/// it, any other starts after a byte that is no backslash (so its first
+/// backslash is unescaped); `b[at]` is escaped when the run is odd.
+///
+/// Linear over a walk: every block the exact path takes after the first holds
+/// a flagged byte, which is no backslash, so the runs counted at two
+/// hand-overs never overlap.
+#[inline]
+fn escaped_after_run(b: &[u8], p: usize, at: usize) -> u64 {
+    let mut j = at;
+    while j > p && b[j - 1] == b'\\' {
+        tick(1);
+        j -= 1;
+    }
+    ((at - j) & 1) as u64
+}
+
 /// Validates the string body from `p`, an unescaped backslash inside a string,
-/// 64 bytes a step. `masks(b, at)` is called only with `at + 64 <= b.len()`.
+/// 64 bytes a step. `masks(b, at)` and `plain(b, at)` are called only with
+/// `at + 64 <= b.len()`, `plain` only with `at >= p + 64` (so `at >= 3`).
+///
+/// Each block after the first gets the kernel's fast check first (`plain`, see
+/// [`flags_scalar`]): one mask for 64 bytes of plain ASCII text with simple
+/// escapes (but `\b`). A block without a flag holds no closing quote: a `"`
+/// right after a lone backslash is escaped by it (that backslash follows no
+/// backslash, so it is unescaped). It holds nothing to validate either (every
+/// byte right after a backslash, escaped or not, is a simple letter). The AVX2
+/// kernel also passes a block whose only flags are bytes above 0x7f when they
+/// are whole valid UTF-8 characters (`utf8_whole_scalar`). A flagged block
+/// takes the exact path (the masks, [`escaped_bytes`]), which decides; its
+/// carry, lost over fast blocks, comes back from [`escaped_after_run`].
 #[inline(always)]
-pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> TextMasks) -> Text {
+pub(crate) fn text_blocks(
+    b: &[u8],
+    p: usize,
+    masks: impl Fn(&[u8], usize) -> TextMasks,
+    plain: impl Fn(&[u8], usize) -> bool,
+) -> Text {
     debug_assert_eq!(b.get(p), Some(&b'\\'));
     let mut at = p;
     let mut carry = 0u64;
@@ -106,8 +226,15 @@ pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> Te
     let Some(last) = b.len().checked_sub(64) else {
         return Text::Resume(p);
     };
+    // Whether the blocks since the last exact one were fast-checked (`carry`
+    // is then stale).
+    let mut skipped = false;
     while at <= last {
         tick(1);
+        if skipped {
+            carry = escaped_after_run(b, p, at);
+            skipped = false;
+        }
         let m = masks(b, at);
         let escaped = escaped_bytes(m.backslashes, &mut carry);
         let closing = m.quotes & !escaped;
@@ -115,57 +242,67 @@ pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> Te
         // The escape letters other than the simple ones: `u`, or a bad letter.
         let letters = escaped & !m.simple;
         cont = 0;
-        if special | letters | closing == 0 {
-            // Plain ASCII text and simple escapes only, and more string after.
-            at += 64;
-            continue;
-        }
-        // The bits below the closing quote (all of them when there is none).
-        let body = closing.wrapping_sub(1) & !closing;
-        let mut special = special & body;
-        let mut letters = letters & body;
-        // The first byte (index in the block) the walk cannot pass: a control
-        // byte or invalid UTF-8; the general loop reports it.
-        let mut stop = 64;
-        while special != 0 {
-            tick(1);
-            let i = special.trailing_zeros() as usize;
-            let c = b[at + i];
-            let end = if c < 0x20 {
-                None
-            } else {
-                scan::utf8_char_end(b, at + i)
-            };
-            let Some(end) = end else {
-                stop = i;
-                break;
-            };
-            // Clear the character's bytes (the shift drops any past this block).
-            special &= !(((1u64 << (end - at - i)) - 1) << i);
-            if end > at + 64 {
-                cont = (1u64 << (end - at - 64)) - 1;
+        if special | letters | closing != 0 {
+            // The bits below the closing quote (all of them when there is none).
+            let body = closing.wrapping_sub(1) & !closing;
+            let mut special = special & body;
+            let mut letters = letters & body;
+            // The first byte (index in the block) the walk cannot pass: a
+            // control byte or invalid UTF-8; the general loop reports it.
+            let mut stop = 64;
+            while special != 0 {
+                tick(1);
+                let i = special.trailing_zeros() as usize;
+                let c = b[at + i];
+                let end = if c < 0x20 {
+                    None
+                } else {
+                    scan::utf8_char_end(b, at + i)
+                };
+                let Some(end) = end else {
+                    stop = i;
+                    break;
+                };
+                // Clear the character's bytes (the shift drops any past this block).
+                special &= !(((1u64 << (end - at - i)) - 1) << i);
+                if end > at + 64 {
+                    cont = (1u64 << (end - at - 64)) - 1;
+                }
             }
-        }
-        // The bytes up to the stop, itself included: an escaped control byte or
-        // invalid UTF-8 is a bad escape first (the walk resumes at its backslash).
-        if stop < 64 {
-            letters &= u64::MAX >> (63 - stop);
-        }
-        while letters != 0 {
-            tick(1);
-            let i = at + letters.trailing_zeros() as usize;
-            if b[i] != b'u' || unescape::check_escape(b, i - 1).is_none() {
-                return Text::Resume(i - 1);
+            // The bytes up to the stop, itself included: an escaped control byte
+            // or invalid UTF-8 is a bad escape first (the walk resumes at its
+            // backslash).
+            if stop < 64 {
+                letters &= u64::MAX >> (63 - stop);
             }
-            letters &= letters - 1;
-        }
-        if stop < 64 {
-            return Text::Resume(at + stop);
-        }
-        if closing != 0 {
-            return Text::End(at + closing.trailing_zeros() as usize + 1);
+            while letters != 0 {
+                tick(1);
+                let i = at + letters.trailing_zeros() as usize;
+                if b[i] != b'u' || unescape::check_escape(b, i - 1).is_none() {
+                    return Text::Resume(i - 1);
+                }
+                letters &= letters - 1;
+            }
+            if stop < 64 {
+                return Text::Resume(at + stop);
+            }
+            if closing != 0 {
+                return Text::End(at + closing.trailing_zeros() as usize + 1);
+            }
         }
         at += 64;
+        // The fast check.
+        while at <= last && plain(b, at) {
+            tick(1);
+            at += 64;
+            skipped = true;
+            // A character begun in the block before ended in this one: `plain`
+            // checked it whole.
+            cont = 0;
+        }
+    }
+    if skipped {
+        carry = escaped_after_run(b, p, at);
     }
     // Past the continuation bytes of a character, or at the backslash of an
     // escape cut by the block end.
@@ -187,7 +324,7 @@ pub(crate) fn text_blocks(b: &[u8], p: usize, masks: impl Fn(&[u8], usize) -> Te
 )]
 #[inline]
 pub(crate) fn text_blocks_scalar(b: &[u8], p: usize) -> Text {
-    text_blocks(b, p, masks_scalar)
+    text_blocks(b, p, masks_scalar, plain_scalar)
 }
 
 #[cfg(test)]
@@ -210,6 +347,327 @@ mod tests {
                 let want = super::super::skip::escaped_bytes(backslashes, &mut c1);
                 let got = super::escaped_bytes(backslashes, &mut c2);
                 assert_eq!((got, c2), (want, c1), "{backslashes:#066b} carry {carry}");
+            }
+        }
+    }
+
+    /// Bytes the fast check cares about (and some it does not), for generated
+    /// blocks.
+    const ALPHABET: &[u8] = b"\\\\\\\\\"\"u/bfnrtaz0 \x00\x1f\x7f\x80\xc3\xa9\xff";
+
+    /// The fast check of every kernel on the block at `at` (`None` for a kernel
+    /// this CPU or build lacks).
+    fn all_flags(b: &[u8], at: usize) -> Vec<(&'static str, u64, bool)> {
+        let mut all = vec![(
+            "scalar",
+            super::flags_scalar(b, at),
+            super::plain_scalar(b, at),
+        )];
+        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+        {
+            use super::super::{avx2, sse2};
+            // SAFETY: the callers pass `at >= 3` and `at + 64 <= b.len()`.
+            let sse2 = unsafe { (sse2::text_flags64(b, at), sse2::text_plain64(b, at)) };
+            all.push(("sse2", sse2.0, sse2.1));
+            if avx2::is_available() {
+                // SAFETY: as above, and AVX2 was just detected on this CPU.
+                let avx2 = unsafe { (avx2::text_flags64(b, at), avx2::text_plain64(b, at)) };
+                all.push(("avx2", avx2.0, avx2.1));
+            }
+        }
+        all
+    }
+
+    /// The definition of the fast check's flag, byte by byte, written apart
+    /// from [`super::flags_scalar`].
+    fn flag_by_definition(b: &[u8], i: usize) -> bool {
+        let c = b[i];
+        let after_bs = b[i - 1] == b'\\';
+        let after_lone = after_bs && b[i - 2] != b'\\';
+        let simple = br#""\/fnrt"#.contains(&c); // `b` flagged on purpose
+        !(0x20..0x80).contains(&c) || (c == b'"' && !after_lone) || (after_bs && !simple)
+    }
+
+    /// Whether `b[..at]` is valid UTF-8 but for a character cut at its end
+    /// (what the walk has checked before it looks at the block at `at`).
+    fn valid_before(b: &[u8], at: usize) -> bool {
+        std::str::from_utf8(&b[..at]).map_or_else(|e| e.error_len().is_none(), |_| true)
+    }
+
+    /// The AVX2 kernel's second check by its definition: the fast check flags
+    /// nothing but bytes above 0x7f, and these are whole valid characters.
+    fn utf8_whole_by_definition(b: &[u8], at: usize) -> bool {
+        (at..at + 64).all(|i| {
+            let escapes = flag_by_definition(b, i) && (b[i] < 0x80 || b[i - 1] == b'\\');
+            !escapes && b[i] >= 0x20
+        }) && super::utf8_whole_scalar(b, at)
+    }
+
+    /// Every kernel's fast check equals its definition: every byte value at
+    /// every position after every pair of bytes from the alphabet, and random
+    /// blocks of the alphabet; `plain` is "no flag".
+    #[test]
+    fn fast_check_matches_its_definition() {
+        let check = |b: &[u8], at: usize| {
+            let want = (0..64).fold(0u64, |m, i| {
+                m | u64::from(flag_by_definition(b, at + i)) << i
+            });
+            for (kernel, flags, plain) in all_flags(b, at) {
+                assert_eq!(flags, want, "{kernel} flags of {:?}", &b[at - 3..at + 64]);
+                let mut want_plain = want == 0;
+                if kernel == "avx2" {
+                    if !valid_before(b, at) {
+                        continue; // the walk never gets here
+                    }
+                    want_plain |= utf8_whole_by_definition(b, at);
+                }
+                assert_eq!(
+                    plain,
+                    want_plain,
+                    "{kernel} plain of {:?}",
+                    &b[at - 3..at + 64]
+                );
+            }
+        };
+        let values: Vec<u8> = if cfg!(miri) {
+            ALPHABET.to_vec()
+        } else {
+            (0..=255).collect()
+        };
+        let positions: &[usize] = if cfg!(miri) { &[0, 63] } else { &[] };
+        for &c in &values {
+            for &c1 in &ALPHABET[..if cfg!(miri) { 8 } else { ALPHABET.len() }] {
+                for &c2 in &ALPHABET[..if cfg!(miri) { 4 } else { ALPHABET.len() }] {
+                    let all: Vec<usize> = (0..64).collect();
+                    for &pos in if cfg!(miri) { positions } else { &all[..] } {
+                        // The block at 3 (the check reads bytes 1 and 2 too).
+                        let mut b = [b'a'; 70];
+                        b[3 + pos] = c;
+                        b[3 + pos - 1] = c1;
+                        b[3 + pos - 2] = c2;
+                        check(&b, 3);
+                    }
+                }
+            }
+        }
+        let mut next = crate::test_rng::lcg(0xfa57);
+        for _ in 0..if cfg!(miri) { 20 } else { 100_000 } {
+            let mut b = [0u8; 70];
+            let dense = next() % 4 == 0; // mostly backslashes and quotes
+            for x in &mut b {
+                *x = ALPHABET[next() % if dense { 4 } else { ALPHABET.len() }];
+            }
+            check(&b, 3 + next() % 4);
+        }
+    }
+
+    /// The walk with the fast check of every kernel equals the exact walk alone
+    /// (the masks on every block, as before the fast check), on every prefix.
+    fn check_walks(b: &[u8], p: usize) {
+        // Under Miri the prefixes that end in the last two blocks.
+        let from = if cfg!(miri) {
+            b.len().saturating_sub(130)
+        } else {
+            0
+        };
+        for len in (p + 1).max(from)..=b.len() {
+            let b = &b[..len];
+            let want = super::text_blocks(b, p, super::masks_scalar, |_, _| false);
+            let got = super::text_blocks_scalar(b, p);
+            assert_eq!(got, want, "scalar, {len} bytes of {:?}", b);
+            #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+            {
+                use super::super::{avx2, sse2};
+                assert_eq!(sse2::text(b, p), want, "sse2, {len} bytes of {:?}", b);
+                if avx2::is_available() {
+                    // SAFETY: AVX2 was just detected on this CPU.
+                    let got = unsafe { avx2::text(b, p) };
+                    assert_eq!(got, want, "avx2, {len} bytes of {:?}", b);
+                }
+            }
+        }
+    }
+
+    /// The pieces the generated strings are made of: backslash runs of 1 to 5
+    /// before letters and quotes, `\u` escapes (good, bad, cut), non-ASCII
+    /// characters (good and bad), control bytes, plain text.
+    const PIECES: &[&[u8]] = &[
+        b"\\n",
+        b"\\t",
+        b"\\b",
+        b"\\\\b",
+        b"\\\"",
+        b"\\\\",
+        b"\\\\\"",
+        b"\\\\\\\"",
+        b"\\\\\\\\\"",
+        b"\\\\\\\\\\\"",
+        b"\\\\n",
+        b"\\\\\\n",
+        b"\\\\\\\\\\n",
+        b"\\\\\\u",
+        b"\\\\u",
+        b"\\u00e9",
+        b"\\uD83D\\uDE00",
+        b"\\u12g4",
+        b"\\u0",
+        b"\\x",
+        b"\\\x01",
+        b"\\\xc3\xa9",
+        b"\"",
+        b"\\",
+        b"\\\\\\",
+        b"\\\\\\\\\\",
+        "é".as_bytes(),
+        "€".as_bytes(),
+        "😀".as_bytes(),
+        b"\xc3",
+        b"\xe2\x82",
+        b"\xed\xa0\x80",
+        b"\xff",
+        b"\x01",
+        b"\x1f",
+        b"\x7f",
+        b"plain text ",
+        b"0123456789abcdef0123456789abcdef",
+    ];
+
+    /// Generated strings: pieces at random and at block edges (a piece ending
+    /// at, or starting at, offsets 0, 1, 62 and 63 of a block after the walk's
+    /// start), compared walk against exact walk on every prefix.
+    #[test]
+    fn fast_walk_matches_exact_walk() {
+        let mut next = crate::test_rng::lcg(0x7e47);
+        let rounds = if cfg!(miri) { 3 } else { 3000 };
+        for round in 0..rounds {
+            let mut b = vec![b'a'; next() % 4];
+            let p = b.len();
+            b.push(b'\\');
+            b.push(b"n\\t\"u"[next() % 5]);
+            if b[p + 1] == b'u' {
+                b.extend_from_slice(b"00e9");
+            }
+            let blocks = 1 + next() % if cfg!(miri) { 2 } else { 4 };
+            while b.len() < p + 64 * blocks + 70 {
+                let piece = PIECES[next() % PIECES.len()];
+                let rare = round % 4 == 0 || next() % 3 == 0;
+                if !rare && (piece.contains(&b'"') && !piece.starts_with(b"\\\"")) {
+                    continue; // mostly strings that go on
+                }
+                if next() % 2 == 0 {
+                    // Place the piece to end or start at a block edge.
+                    let edge = [0, 1, 62, 63][next() % 4];
+                    let block = p + 64 * (1 + (b.len() - p) / 64);
+                    let target = block + edge;
+                    let start = if next() % 2 == 0 {
+                        target.saturating_sub(piece.len())
+                    } else {
+                        target
+                    };
+                    if start > b.len() {
+                        b.resize(start, b'x');
+                    }
+                }
+                b.extend_from_slice(piece);
+            }
+            check_walks(&b, p);
+        }
+    }
+
+    /// Long backslash runs (the carry after fast blocks counts them back) of
+    /// every length around two blocks, ended by every kind of byte, starting
+    /// at odd and even offsets, and at the walk's first backslash with an
+    /// escaped backslash before it (the count stops there).
+    #[test]
+    fn backslash_runs_across_fast_blocks() {
+        let lens = if cfg!(miri) { 63..64 } else { 0..200 };
+        for run in lens {
+            for end in [&b"\""[..], b"n", b"u00e9", b"x", b"\xc3\xa9", b"\x01", b"t"] {
+                for lead in if cfg!(miri) { 0..2 } else { 0..5 } {
+                    for before in [&b"aa"[..], b"a\\\\"] {
+                        let mut b = before.to_vec();
+                        let p = b.len();
+                        if lead > 0 {
+                            b.extend_from_slice(b"\\n");
+                            b.resize(p + 2 + (lead - 1) * 31, b'y');
+                        } else {
+                            b.push(b'\\'); // the run starts at `p`
+                        }
+                        b.extend(std::iter::repeat_n(b'\\', run));
+                        b.extend_from_slice(end);
+                        b.resize(b.len() + 64, b'z');
+                        check_walks(&b, p);
+                    }
+                }
+            }
+        }
+    }
+
+    /// UTF-8 sequences (every lead byte with every second byte, and 3- and
+    /// 4-byte leads with boundary values after them) at the edges and the
+    /// middle of a block between valid characters: the walk equals the exact
+    /// walk, and the AVX2 kernel's second check equals its reference.
+    #[test]
+    fn utf8_sequences_in_blocks() {
+        let edges: &[usize] = if cfg!(miri) {
+            &[62]
+        } else {
+            &[0, 1, 2, 3, 31, 32, 33, 60, 61, 62, 63]
+        };
+        let bounds = [0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xf4];
+        let mut seqs: Vec<Vec<u8>> = Vec::new();
+        let (leads, seconds) = if cfg!(miri) {
+            (0xc2..=0xc3, 0x7f..=0x81)
+        } else {
+            (0x80..=0xff_u8, 0..=0xff_u8)
+        };
+        for lead in leads {
+            for second in seconds.clone() {
+                seqs.push(vec![lead, second, b'a']);
+            }
+        }
+        if !cfg!(miri) {
+            for lead in 0xe0..=0xf7_u8 {
+                for &x in &bounds {
+                    for &y in &bounds {
+                        for &z in &bounds {
+                            seqs.push(vec![lead, x, y, z]);
+                        }
+                    }
+                }
+            }
+        }
+        for seq in &seqs {
+            for &edge in edges {
+                for before in ["é".as_bytes(), "€".as_bytes(), "😀".as_bytes(), b"ab"] {
+                    let mut b = b"ab".to_vec();
+                    let p = b.len();
+                    b.extend_from_slice(b"\\n");
+                    // `before` ends right before the sequence, which starts at
+                    // `edge` in the walk's second block.
+                    b.resize(p + 64 + edge - before.len().min(edge + 60), b'x');
+                    b.extend_from_slice(before);
+                    b.extend_from_slice(seq);
+                    b.extend_from_slice("é text".as_bytes());
+                    b.resize(p + 64 * 4, b'y');
+                    let want = super::text_blocks(&b, p, super::masks_scalar, |_, _| false);
+                    assert_eq!(super::text_blocks_scalar(&b, p), want, "scalar {b:x?}");
+                    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+                    if super::super::avx2::is_available() {
+                        // SAFETY: AVX2 was just detected on this CPU.
+                        let got = unsafe { super::super::avx2::text(&b, p) };
+                        assert_eq!(got, want, "avx2 {b:x?}");
+                        for at in [p + 64, p + 128]
+                            .into_iter()
+                            .filter(|&at| valid_before(&b, at))
+                        {
+                            // SAFETY: `at >= 3`, `at + 64 <= b.len()`, AVX2 as above.
+                            let got = unsafe { super::super::avx2::text_utf8_whole64(&b, at) };
+                            let want = utf8_whole_by_definition(&b, at);
+                            assert_eq!(got, want, "avx2 second check at {at} of {b:x?}");
+                        }
+                    }
+                }
             }
         }
     }
