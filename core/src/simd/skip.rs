@@ -170,45 +170,37 @@ where
     };
     // `at < stop` is `at + 64 <= b.len()`.
     let stop = b.len().saturating_sub(63);
-    // The last block was all string: a long string (text) goes on.
-    let mut long = false;
     while at < stop {
         tick(1);
-        if long {
-            // Inside a long string (the last block was all string): plain blocks
-            // on one test each, two at a time while they last (not tried in a
-            // short string, where they fail). `long` needs a block walked
-            // before, so `at >= 64` (the plain tests read the two bytes before
-            // `at`).
-            debug_assert!(at >= 64 && state.in_string != 0);
-            let from = at;
-            while at + 64 < stop && (k.plain128)(b, at) {
-                tick(1);
-                at += 128;
-            }
-            if at < stop && (k.plain)(b, at) {
-                tick(1);
-                at += 64;
-            }
-            if at != from {
-                state.carry = 0;
-                continue;
-            }
-        }
         let mut m = (k.masks)(b, at);
         m.quotes = state.unescaped(m);
+        at += 64;
         if state.in_string != 0 && m.quotes == 0 {
             // A block without its closing quote is all string, skipped on the
-            // escape masks alone.
-            long = true;
-            at += 64;
+            // escape masks alone: a long string (text) goes on. Then plain
+            // blocks on one test each, two at a time while they last (not tried
+            // in a short string, where they fail); `at >= 64` here, as the
+            // plain tests need (they read the two bytes before `at`).
+            loop {
+                let from = at;
+                while at + 64 < stop && (k.plain128)(b, at) {
+                    tick(1);
+                    at += 128;
+                }
+                if at < stop && (k.plain)(b, at) {
+                    tick(1);
+                    at += 64;
+                }
+                if at == from {
+                    break;
+                }
+                state.carry = 0;
+            }
             continue;
         }
-        long = false;
-        if let Some(r) = block(&mut state, m, at) {
+        if let Some(r) = block(&mut state, m, at - 64) {
             return Some(r);
         }
-        at += 64;
     }
     if at < b.len() {
         tick(1);
@@ -341,13 +333,15 @@ struct Walk {
 impl Walk {
     /// The block's quotes that are not escaped, updating the escape carry; the
     /// escape masks are skipped when no backslash is in play (most blocks of
-    /// dense JSON).
+    /// dense JSON), and otherwise come from the string validation's
+    /// [`super::text::escaped_bytes`] (the same masks as [`escaped_bytes`], in
+    /// fewer steps).
     #[inline(always)]
     fn unescaped(&mut self, m: Masks) -> u64 {
         if m.backslashes | self.carry == 0 {
             return m.quotes;
         }
-        m.quotes & !escaped_bytes(m.backslashes, &mut self.carry)
+        m.quotes & !super::text::escaped_bytes(m.backslashes, &mut self.carry)
     }
 
     /// Takes one block of [`count_blocks`] (its quotes the unescaped ones): adds
