@@ -132,31 +132,79 @@ pub(crate) unsafe fn plain64(bytes: &[u8], from: usize) -> bool {
     _mm256_movemask_epi8(hits) == 0
 }
 
-/// Whether `bytes[from..from + 128]` holds no `"` and does not end in a `\\`
-/// ([`Kernel::plain128`]): five compares, one mask.
+/// Whether the `n` bytes at `from` (`n` = 32 times `N`), inside a string open
+/// at `from`, cannot close it and leave no escape pending
+/// ([`Kernel::plain128`]): five compares and one mask when they hold no quote
+/// and do not end in a `\\`; otherwise every such byte must follow a backslash
+/// run of exactly one (the bytes one and two before it, loaded unaligned).
 ///
 /// # Safety
-/// - `from + 128 <= bytes.len()`;
+/// - `2 <= from` and `from + 32 * N <= bytes.len()`;
 /// - the CPU must support AVX2 ([`is_available`] returned `true`).
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) unsafe fn plain128(bytes: &[u8], from: usize) -> bool {
-    debug_assert!(from + 128 <= bytes.len());
-    // SAFETY: `from + 128 <= bytes.len()` (the caller's guarantee), so the four
-    // unaligned 32-byte loads stay inside `bytes`.
-    let [a, b, c, d] = [0, 32, 64, 96]
-        .map(|k| unsafe { _mm256_loadu_si256(bytes.as_ptr().add(from + k) as *const __m256i) });
+unsafe fn plain_escaped<const N: usize>(bytes: &[u8], from: usize) -> bool {
+    debug_assert!(2 <= from && from + 32 * N <= bytes.len());
+    // SAFETY: `from - 2 + 32 * k + 32 <= from + 32 * N <= bytes.len()` for
+    // `k < N` and offsets `d` in 0..=2, and `from >= 2` (the caller's
+    // guarantee), so each unaligned 32-byte load stays inside `bytes`.
+    let load = |k: usize, d: usize| unsafe {
+        _mm256_loadu_si256(bytes.as_ptr().add(from + 32 * k - d) as *const __m256i)
+    };
     let quote = _mm256_set1_epi8(b'"' as i8);
+    let backslash = _mm256_set1_epi8(b'\\' as i8);
     // `"` in every lane but the last, which is the last byte: `\\`.
     let last = _mm256_insert_epi8::<31>(quote, b'\\' as i8);
-    let hits = _mm256_or_si256(
-        _mm256_or_si256(_mm256_cmpeq_epi8(a, quote), _mm256_cmpeq_epi8(b, quote)),
-        _mm256_or_si256(
-            _mm256_or_si256(_mm256_cmpeq_epi8(c, quote), _mm256_cmpeq_epi8(d, quote)),
-            _mm256_cmpeq_epi8(d, last),
-        ),
-    );
-    _mm256_movemask_epi8(hits) == 0
+    let hits: [__m256i; N] = core::array::from_fn(|k| {
+        let v = load(k, 0);
+        let q = _mm256_cmpeq_epi8(v, quote);
+        if k + 1 == N {
+            _mm256_or_si256(q, _mm256_cmpeq_epi8(v, last))
+        } else {
+            q
+        }
+    });
+    let any = hits
+        .iter()
+        .fold(_mm256_setzero_si256(), |a, &h| _mm256_or_si256(a, h));
+    if _mm256_movemask_epi8(any) == 0 {
+        return true;
+    }
+    // A quote after exactly one backslash is escaped; a last `\\` after exactly
+    // one ends a run of two, escaping nothing after the block.
+    let mut bad = _mm256_setzero_si256();
+    for (k, &h) in hits.iter().enumerate() {
+        let one = _mm256_andnot_si256(
+            _mm256_cmpeq_epi8(load(k, 2), backslash),
+            _mm256_cmpeq_epi8(load(k, 1), backslash),
+        );
+        bad = _mm256_or_si256(bad, _mm256_andnot_si256(one, h));
+    }
+    _mm256_movemask_epi8(bad) == 0
+}
+
+/// [`plain_escaped`] on 64 bytes ([`Kernel::plain`]).
+///
+/// # Safety
+/// - `2 <= from` and `from + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn plain_escaped64(bytes: &[u8], from: usize) -> bool {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe { plain_escaped::<2>(bytes, from) }
+}
+
+/// [`plain_escaped`] on 128 bytes ([`Kernel::plain128`]).
+///
+/// # Safety
+/// - `2 <= from` and `from + 128 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn plain_escaped128(bytes: &[u8], from: usize) -> bool {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe { plain_escaped::<4>(bytes, from) }
 }
 
 /// [`super::skip::prefix_xor`] in one carry-less multiplication by all ones.
@@ -168,7 +216,8 @@ pub(crate) fn prefix_xor_clmul(x: u64) -> u64 {
 }
 
 /// The AVX2 kernel of the shared walks: the masks of [`structural_masks64`],
-/// [`plain64`], [`prefix_xor_clmul`]. Only for functions compiled with AVX2 and
+/// [`plain_escaped64`] and [`plain_escaped128`], [`prefix_xor_clmul`]. Only for
+/// functions compiled with AVX2 and
 /// PCLMULQDQ (the closures inherit them).
 macro_rules! kernel {
     () => {
@@ -178,10 +227,12 @@ macro_rules! kernel {
             masks: |b: &[u8], at| unsafe { structural_masks64(b, at) },
             // SAFETY: the padded block is 64 bytes long; AVX2 as above.
             tail_masks: |block: &[u8; 64]| unsafe { structural_masks64(block, 0) },
-            // SAFETY: as for `masks`.
-            plain: |b: &[u8], at| unsafe { plain64(b, at) },
-            // SAFETY: the walks pass only `at + 128 <= bytes.len()`; AVX2 as above.
-            plain128: |b: &[u8], at| unsafe { plain128(b, at) },
+            // SAFETY: the walks pass only `2 <= at` and `at + 64 <= bytes.len()`;
+            // AVX2 as above.
+            plain: |b: &[u8], at| unsafe { plain_escaped64(b, at) },
+            // SAFETY: the walks pass only `2 <= at` and `at + 128 <= bytes.len()`;
+            // AVX2 as above.
+            plain128: |b: &[u8], at| unsafe { plain_escaped128(b, at) },
             prefix_xor: |x| prefix_xor_clmul(x),
         }
     };

@@ -13,6 +13,12 @@
 //!   cannot end the value, so it costs two popcounts; otherwise its brackets are
 //!   walked in order to the one that closes the value.
 //!
+//! Inside a long string (text, source code) the masks are not needed: a block
+//! whose quotes all follow a backslash run of exactly one (`\"`, certainly
+//! escaped) and that leaves no escape pending cannot close the string, and is
+//! stepped over on one test ([`Kernel::plain`]), 128 bytes at a time while
+//! such blocks last.
+//!
 //! Each kernel (SSE2, AVX2, scalar) supplies only the masks; the walk is shared
 //! ([`skip_blocks`]) and the scalar instance (run under Miri) is tested against
 //! the SIMD ones and a byte walk.
@@ -42,14 +48,16 @@ pub(crate) struct Kernel<M, T, P, W, X> {
     pub masks: M,
     /// The masks of a padded last block (a buffer shorter than 64 bytes).
     pub tail_masks: T,
-    /// `plain(b, at)`: whether `b[at..at + 64]` holds no `"` and does not end
-    /// in a `\\` (called only with `at + 64 <= b.len()`): a block inside a string
-    /// that it cannot close, after which no escape is pending.
+    /// `plain(b, at)`: whether `b[at..at + 64]`, inside a string open at `at`,
+    /// cannot close it and leaves no escape pending after it (called only with
+    /// `2 <= at` and `at + 64 <= b.len()`): every `"` in it, and its last byte
+    /// if a `\\`, follows a backslash run of exactly one (`b[i - 1]` is a `\\`
+    /// and `b[i - 2]` is not), so the quotes are escaped and a last backslash
+    /// ends a run of two. Exactly this test in every kernel (a longer run fails
+    /// it: the masks decide).
     pub plain: P,
-    /// `plain128(b, at)`: whether `b[at..at + 128]` holds no `"` and does not
-    /// end in a `\\` (called only with `at + 128 <= b.len()`): two blocks as
-    /// [`Kernel::plain`] (a kernel may also say `false` when the first ends in a
-    /// backslash, and `true` is all that matters).
+    /// `plain128(b, at)`: [`Kernel::plain`] on `b[at..at + 128]` (called only
+    /// with `2 <= at` and `at + 128 <= b.len()`).
     pub plain128: W,
     /// [`prefix_xor`], or the same by carry-less multiplication.
     pub prefix_xor: X,
@@ -132,15 +140,16 @@ where
 }
 
 /// The block walk of [`skip_blocks`] and [`count_blocks`], one level inside a
-/// container from `at`: 64 bytes a step, every block given to `block` (with its
-/// offset), whose `Some` ends the walk; `None` when the input ends first.
+/// container from `at`: 64 bytes a step, every block given to `block` (its
+/// masks, with `quotes` only the unescaped ones, and its offset), whose `Some`
+/// ends the walk; `None` when the input ends first.
 ///
-/// Inside a long string, a block the kernel calls plain (no quote, not ending
-/// in a backslash) is skipped on that one test, and any other block without an
-/// unescaped quote on the escape masks alone. The last partial block is the
-/// buffer's last 64 bytes with the bytes already taken shifted out of the masks
-/// (a buffer shorter than 64 bytes is copied into a padded block for
-/// `tail_masks`).
+/// Inside a long string, a block the kernel calls plain (no quote but escaped
+/// ones, no escape pending after it: [`Kernel::plain`]) is skipped on that one
+/// test, and any other block without an unescaped quote on the escape masks
+/// alone. The last partial block is the buffer's last 64 bytes with the bytes
+/// already taken shifted out of the masks (a buffer shorter than 64 bytes is
+/// copied into a padded block for `tail_masks`).
 #[inline(always)]
 fn walk_blocks<R, M, T, P, W, X>(
     b: &[u8],
@@ -161,45 +170,43 @@ where
     };
     // `at < stop` is `at + 64 <= b.len()`.
     let stop = b.len().saturating_sub(63);
-    // The last block was all string: a long string (text) goes on.
-    let mut long = false;
     while at < stop {
         tick(1);
-        if state.in_string != 0 {
-            // Inside a long string: plain blocks on one test each, two at a time
-            // while they last (not tried in a short string, where they fail).
-            if long && at + 64 < stop && (k.plain128)(b, at) {
-                state.carry = 0;
-                at += 128;
-                continue;
-            }
-            if long && (k.plain)(b, at) {
-                state.carry = 0;
-                at += 64;
-                continue;
-            }
+        let mut m = (k.masks)(b, at);
+        m.quotes = state.unescaped(m);
+        at += 64;
+        if state.in_string != 0 && m.quotes == 0 {
             // A block without its closing quote is all string, skipped on the
-            // escape masks alone.
-            let m = (k.masks)(b, at);
-            let mut carry = state.carry;
-            if m.quotes & !escaped_bytes(m.backslashes, &mut carry) == 0 {
-                state.carry = carry;
-                long = true;
-                at += 64;
-                continue;
+            // escape masks alone: a long string (text) goes on. Then plain
+            // blocks on one test each, two at a time while they last (not tried
+            // in a short string, where they fail); `at >= 64` here, as the
+            // plain tests need (they read the two bytes before `at`).
+            loop {
+                let from = at;
+                while at + 64 < stop && (k.plain128)(b, at) {
+                    tick(1);
+                    at += 128;
+                }
+                if at < stop && (k.plain)(b, at) {
+                    tick(1);
+                    at += 64;
+                }
+                if at == from {
+                    break;
+                }
+                state.carry = 0;
             }
-            long = false;
-            if let Some(r) = block(&mut state, m, at) {
-                return Some(r);
-            }
-        } else if let Some(r) = block(&mut state, (k.masks)(b, at), at) {
+            continue;
+        }
+        if let Some(r) = block(&mut state, m, at - 64) {
             return Some(r);
         }
-        at += 64;
     }
     if at < b.len() {
         tick(1);
-        return block(&mut state, last_masks(b, at, &k.masks, &k.tail_masks), at);
+        let mut m = last_masks(b, at, &k.masks, &k.tail_masks);
+        m.quotes = state.unescaped(m);
+        return block(&mut state, m, at);
     }
     None
 }
@@ -324,9 +331,22 @@ struct Walk {
 }
 
 impl Walk {
-    /// Takes one block of [`count_blocks`]: adds to `n` the commas at depth 1
-    /// (the counted container's own level); `Some` when the container closes in
-    /// this block.
+    /// The block's quotes that are not escaped, updating the escape carry; the
+    /// escape masks are skipped when no backslash is in play (most blocks of
+    /// dense JSON), and otherwise come from the string validation's
+    /// [`super::text::escaped_bytes`] (the same masks as [`escaped_bytes`], in
+    /// fewer steps).
+    #[inline(always)]
+    fn unescaped(&mut self, m: Masks) -> u64 {
+        if m.backslashes | self.carry == 0 {
+            return m.quotes;
+        }
+        m.quotes & !super::text::escaped_bytes(m.backslashes, &mut self.carry)
+    }
+
+    /// Takes one block of [`count_blocks`] (its quotes the unescaped ones): adds
+    /// to `n` the commas at depth 1 (the counted container's own level); `Some`
+    /// when the container closes in this block.
     #[inline(always)]
     fn count_block(
         &mut self,
@@ -334,7 +354,7 @@ impl Walk {
         prefix_xor: impl Fn(u64) -> u64,
         n: &mut usize,
     ) -> Option<()> {
-        let quotes = m.quotes & !escaped_bytes(m.backslashes, &mut self.carry);
+        let quotes = m.quotes;
         let strings = prefix_xor(quotes) ^ self.in_string;
         self.in_string = ((strings as i64) >> 63) as u64;
         let opens = m.opens & !strings;
@@ -373,11 +393,11 @@ impl Walk {
         None
     }
 
-    /// Takes one block; the index in it of the bracket that closes the value, if
-    /// it does.
+    /// Takes one block (its quotes the unescaped ones); the index in it of the
+    /// bracket that closes the value, if it does.
     #[inline(always)]
     fn block(&mut self, m: Masks, prefix_xor: impl Fn(u64) -> u64) -> Option<usize> {
-        let quotes = m.quotes & !escaped_bytes(m.backslashes, &mut self.carry);
+        let quotes = m.quotes;
         let strings = prefix_xor(quotes) ^ self.in_string;
         self.in_string = ((strings as i64) >> 63) as u64;
         let opens = m.opens & !strings;
@@ -422,12 +442,21 @@ fn padded_tail(b: &[u8], at: usize) -> [u8; 64] {
     block
 }
 
-/// Whether the 64 bytes at `at` hold no `"` and do not end in a `\\`
-/// ([`Kernel::plain`]), byte by byte.
+/// Whether the 64 bytes at `at` hold no `"` and do not end in a `\\`, byte by
+/// byte (the plain test of [`skip_text_blocks`]).
 #[inline(always)]
 fn plain_scalar(b: &[u8], at: usize) -> bool {
     let block = block_at(b, at);
     block[63] != b'\\' && !block.contains(&b'"')
+}
+
+/// [`Kernel::plain`] on the `n` bytes at `at`, byte by byte: every `"`, and the
+/// last byte if a `\\`, follows a backslash run of exactly one.
+#[inline(always)]
+fn plain_escaped_scalar(b: &[u8], at: usize, n: usize) -> bool {
+    let one = |i: usize| b[i - 1] == b'\\' && b[i - 2] != b'\\';
+    let last = at + n - 1;
+    (at..last).all(|i| b[i] != b'"' || one(i)) && (!matches!(b[last], b'"' | b'\\') || one(last))
 }
 
 /// The scalar build's kernel: masks byte by byte, the shift-and-xor prefix XOR.
@@ -436,8 +465,8 @@ macro_rules! scalar_kernel {
         Kernel {
             masks: |b: &[u8], at| masks_scalar(block_at(b, at)),
             tail_masks: masks_scalar,
-            plain: plain_scalar,
-            plain128: |b: &[u8], at| plain_scalar(b, at) && plain_scalar(b, at + 64),
+            plain: |b: &[u8], at| plain_escaped_scalar(b, at, 64),
+            plain128: |b: &[u8], at| plain_escaped_scalar(b, at, 128),
             prefix_xor,
         }
     };
@@ -940,19 +969,169 @@ mod tests {
                     }
                 }
             }
-            for pos in 0..128 {
-                for from in [0, 5] {
-                    let mut buf = [b'a'; 133];
-                    buf[from + pos] = c;
-                    let want = c != b'"' && (c != b'\\' || pos != 127);
-                    if super::super::avx2::is_available() {
-                        // SAFETY: `from + 128 <= 133`, and AVX2 was just detected.
-                        let avx2 = unsafe { super::super::avx2::plain128(&buf, from) };
-                        assert_eq!(avx2, want, "avx2 128 byte {c} at {pos}");
+        }
+    }
+
+    /// [`Kernel::plain`] and [`Kernel::plain128`] of every kernel equal the
+    /// scalar test, and what a run of backslashes before the byte says: every
+    /// byte value at every position of the block, after runs of 0 to 4
+    /// backslashes (reaching back before the block), with a second quote
+    /// escaped or not elsewhere.
+    #[test]
+    fn plain_escaped_matches_scalar() {
+        let (values, step): (Vec<u8>, usize) = if cfg!(miri) {
+            (b"\"\\\\a".to_vec(), 13)
+        } else {
+            ((0..=255).collect(), 1)
+        };
+        for n in [64usize, 128] {
+            for from in [2usize, 5] {
+                for pos in (0..n).step_by(step) {
+                    for run in 0..5 {
+                        for &c in &values {
+                            if run > 0 && !matches!(c, b'"' | b'\\' | b'a') {
+                                continue;
+                            }
+                            let Some(first) = (from + pos).checked_sub(run) else {
+                                continue;
+                            };
+                            for other in [None, Some(1), Some(2)] {
+                                let mut buf = vec![b'a'; from + n + 3];
+                                buf[first..from + pos].fill(b'\\');
+                                buf[from + pos] = c;
+                                // Another quote 37 bytes on, after `other` backslashes.
+                                let q = from + (pos + 37) % n;
+                                if let Some(k) = other {
+                                    if q.abs_diff(from + pos) <= 8 || q < from + 2 {
+                                        continue;
+                                    }
+                                    buf[q - k..q].fill(b'\\');
+                                    buf[q] = b'"';
+                                }
+                                let want = plain_escaped_scalar(&buf, from, n);
+                                let bad_byte = c == b'"' || (c == b'\\' && pos == n - 1);
+                                let want_here = !bad_byte || run == 1;
+                                assert_eq!(
+                                    want,
+                                    want_here && other != Some(2),
+                                    "{n} {c} {pos} {run}"
+                                );
+                                let ctx =
+                                    || format!("{n} byte {c} at {pos} after {run}, {other:?}");
+                                #[cfg(all(
+                                    target_arch = "x86_64",
+                                    not(switchboard_disable_simd),
+                                    not(miri)
+                                ))]
+                                {
+                                    // SAFETY: `2 <= from` and `from + n <= buf.len()`.
+                                    let sse2 = unsafe {
+                                        if n == 64 {
+                                            super::super::sse2::plain_escaped::<4>(&buf, from)
+                                        } else {
+                                            super::super::sse2::plain_escaped::<8>(&buf, from)
+                                        }
+                                    };
+                                    assert_eq!(sse2, want, "sse2 {}", ctx());
+                                    if super::super::avx2::is_available() {
+                                        // SAFETY: `2 <= from`, `from + n <= buf.len()`, and
+                                        // AVX2 was just detected.
+                                        let avx2 = unsafe {
+                                            if n == 64 {
+                                                super::super::avx2::plain_escaped64(&buf, from)
+                                            } else {
+                                                super::super::avx2::plain_escaped128(&buf, from)
+                                            }
+                                        };
+                                        assert_eq!(avx2, want, "avx2 {}", ctx());
+                                    }
+                                }
+                                let _ = ctx;
+                            }
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// Long strings (64 to 300 bytes, text with `\n` escapes and `\\` pairs)
+    /// holding runs of 1 to 5 backslashes before a quote that lands on a block
+    /// edge (offsets 0, 1, 2, 62 and 63 of the walk's blocks): an odd run escapes
+    /// it, an even one closes the string. Every kernel counts and skips as the
+    /// byte walks say, on the whole array and on every truncation of it.
+    #[test]
+    fn escaped_quotes_at_block_edges() {
+        let mut next = crate::test_rng::lcg(0xed9e_5eed_u64);
+        let offsets = [0usize, 1, 2, 62, 63];
+        let blocks = if cfg!(miri) { 1..3 } else { 1..5 };
+        let trunc_step = if cfg!(miri) { 29 } else { 1 };
+        let mut cases = 0;
+        for block in blocks {
+            for &offset in &offsets {
+                for run in 1..=5usize {
+                    if cfg!(miri) && (run + offset + block) % 3 != 0 {
+                        continue;
+                    }
+                    // The walks start at 1 (just inside the `[` at 0).
+                    let quote = 1 + 64 * block + offset;
+                    let mut v = b"[1,\"".to_vec();
+                    if quote < v.len() + run + 1 {
+                        continue;
+                    }
+                    // Text up to the run, ending in a letter.
+                    while v.len() < quote - run - 1 {
+                        let piece: &[u8] = match next() % 9 {
+                            0 => b"\\n",
+                            1 => b"\\\\",
+                            2 => b"\\\"",
+                            _ => b"t",
+                        };
+                        if v.len() + piece.len() < quote - run {
+                            v.extend_from_slice(piece);
+                        } else {
+                            v.push(b'x');
+                        }
+                    }
+                    v.push(b'y');
+                    v.extend(std::iter::repeat_n(b'\\', run));
+                    v.push(b'"');
+                    assert_eq!(v.len(), quote + 1);
+                    if run % 2 == 1 {
+                        // Escaped: the string goes on, 64 to 300 bytes in all.
+                        let target = 64 + next() % 237;
+                        while v.len() < 4 + target {
+                            let piece: &[u8] = match next() % 7 {
+                                0 => b"\\n\\t",
+                                1 => b"\\\"",
+                                2 => b"\\\\\\\"",
+                                _ => b"text",
+                            };
+                            v.extend_from_slice(piece);
+                        }
+                        v.push(b'"');
+                    }
+                    v.extend_from_slice(b",{\"k\":[2,\"\\\\\"]},3]");
+                    let end = v.len();
+                    v.extend(std::iter::repeat_n(b' ', next() % 70));
+                    let ctx = String::from_utf8_lossy(&v).into_owned();
+                    serde_json::from_slice::<serde_json::Value>(&v).expect("valid JSON");
+                    assert_eq!(walk(&v, 0), end, "reference {ctx}");
+                    cases += 1;
+                    for cut in (1..=v.len()).rev().step_by(trunc_step) {
+                        let t = &v[..cut];
+                        let (skip, count) = (walk(t, 0), count_walk(t, 1));
+                        for (kernel, got) in all_skips(t, 0) {
+                            assert_eq!(got, skip, "{kernel} skip {cut} {ctx}");
+                        }
+                        for (kernel, got) in all_counts(t, 1) {
+                            assert_eq!(got, count, "{kernel} count {cut} {ctx}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(cases >= if cfg!(miri) { 10 } else { 100 }, "{cases}");
     }
 
     /// The carry-less prefix XOR equals the shift-and-xor one.

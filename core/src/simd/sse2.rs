@@ -3,7 +3,7 @@
 use core::arch::x86_64::_mm_andnot_si128;
 use core::arch::x86_64::{
     __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-    _mm_set1_epi8,
+    _mm_set1_epi8, _mm_setzero_si128,
 };
 
 use super::skip::{Kernel, Masks, count_blocks, prefix_xor, skip_blocks, skip_text_blocks};
@@ -200,6 +200,50 @@ pub(crate) unsafe fn plain64(bytes: &[u8], from: usize) -> bool {
     quotes == 0 && bytes[from + 63] != b'\\'
 }
 
+/// Whether the `16 * N` bytes at `from`, inside a string open at `from`, cannot
+/// close it and leave no escape pending ([`Kernel::plain`],
+/// [`Kernel::plain128`]): one mask when they hold no quote and do not end in a
+/// `\\`; otherwise every such byte must follow a backslash run of exactly one
+/// (the bytes one and two before it, loaded unaligned).
+///
+/// # Safety
+/// `2 <= from` and `from + 16 * N <= bytes.len()`.
+#[inline(always)]
+pub(crate) unsafe fn plain_escaped<const N: usize>(bytes: &[u8], from: usize) -> bool {
+    debug_assert!(2 <= from && from + 16 * N <= bytes.len());
+    let end = bytes[from + 16 * N - 1] == b'\\';
+    // SAFETY: `from - 2 + 16 * k + 16 <= from + 16 * N <= bytes.len()` for
+    // `k < N` and offsets `d` in 0..=2, and `from >= 2` (the caller's
+    // guarantee), so each unaligned 16-byte load stays inside `bytes`; SSE2 is
+    // part of the x86_64 baseline.
+    let bad = unsafe {
+        let load = |k: usize, d: usize| {
+            _mm_loadu_si128(bytes.as_ptr().add(from + 16 * k - d) as *const __m128i)
+        };
+        let (quote, backslash) = (_mm_set1_epi8(b'"' as i8), _mm_set1_epi8(b'\\' as i8));
+        let hits: [__m128i; N] = core::array::from_fn(|k| _mm_cmpeq_epi8(load(k, 0), quote));
+        let any = hits
+            .iter()
+            .fold(_mm_setzero_si128(), |a, &h| _mm_or_si128(a, h));
+        if _mm_movemask_epi8(any) == 0 && !end {
+            return true;
+        }
+        // A quote after exactly one backslash is escaped.
+        let mut bad = _mm_setzero_si128();
+        for (k, &h) in hits.iter().enumerate() {
+            let one = _mm_andnot_si128(
+                _mm_cmpeq_epi8(load(k, 2), backslash),
+                _mm_cmpeq_epi8(load(k, 1), backslash),
+            );
+            bad = _mm_or_si128(bad, _mm_andnot_si128(one, h));
+        }
+        _mm_movemask_epi8(bad)
+    };
+    // A last `\\` after exactly one ends a run of two, escaping nothing after
+    // the block.
+    bad == 0 && (!end || (bytes[from + 16 * N - 2] == b'\\' && bytes[from + 16 * N - 3] != b'\\'))
+}
+
 /// The SSE2 kernel of the shared walks.
 macro_rules! kernel {
     () => {
@@ -208,10 +252,10 @@ macro_rules! kernel {
             masks: |b: &[u8], at| unsafe { structural_masks64(b, at) },
             // SAFETY: the padded block is 64 bytes long.
             tail_masks: |block: &[u8; 64]| unsafe { structural_masks64(block, 0) },
-            // SAFETY: as for `masks`.
-            plain: |b: &[u8], at| unsafe { plain64(b, at) },
-            // SAFETY: the walks pass only `at + 128 <= bytes.len()`.
-            plain128: |b: &[u8], at| unsafe { plain64(b, at) && plain64(b, at + 64) },
+            // SAFETY: the walks pass only `2 <= at` and `at + 64 <= bytes.len()`.
+            plain: |b: &[u8], at| unsafe { plain_escaped::<4>(b, at) },
+            // SAFETY: the walks pass only `2 <= at` and `at + 128 <= bytes.len()`.
+            plain128: |b: &[u8], at| unsafe { plain_escaped::<8>(b, at) },
             prefix_xor,
         }
     };
