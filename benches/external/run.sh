@@ -178,6 +178,19 @@ msg eth_getBalance_invalid '{"jsonrpc":"2.0","method":"eth_getBalance","params":
 msg tools_call_escaped '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"a\u00e9b","arguments":{"x":[1,{"y":"]"}]}},"id":5}'
 msg tools_call_invalid '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x","arguments":[]},"id":6}'
 extras="sum get_data eth_getBalance_invalid tools_call_escaped tools_call_invalid"
+# Checked on switchboard_c_abi only: edges of the demo's params reading that its C
+# callbacks re-implement on the swb_value readers (escaped and repeated keys, numbers
+# past int64 and past a double, integer overflow, a name that needs escaping).
+msg c_subtract_escaped_key '{"jsonrpc":"2.0","method":"subtract","params":{"min\u0075end":5,"subtrahend":2},"id":7}'
+msg c_subtract_repeated_key '{"jsonrpc":"2.0","method":"subtract","params":{"minuend":1,"subtrahend":2,"minuend":3},"id":8}'
+msg c_subtract_numbers '{"jsonrpc":"2.0","method":"subtract","params":[1.0,9223372036854775808],"id":9}'
+msg c_subtract_overflow '{"jsonrpc":"2.0","method":"subtract","params":[-9223372036854775808,1],"id":10}'
+msg c_subtract_beyond_double '{"jsonrpc":"2.0","method":"subtract","params":[1e400,1],"id":11}'
+msg c_sum_overflow '{"jsonrpc":"2.0","method":"sum","params":[9223372036854775807,1,-5],"id":12}'
+msg c_eth_getBalance_three '{"jsonrpc":"2.0","method":"eth_getBalance","params":["0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045","latest",1],"id":13}'
+msg c_tools_call_order '{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"a":1,"b":[1,{"c":"}"}]},"meta":{},"name":"q\"z","name":1},"id":14}'
+msg c_tools_call_array '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x","arguments":[1,2]},"id":15}'
+c_extras="c_subtract_escaped_key c_subtract_repeated_key c_subtract_numbers c_subtract_overflow c_subtract_beyond_double c_sum_overflow c_eth_getBalance_three c_tools_call_order c_tools_call_array"
 for f in "$ref"/*.req; do
     "$count" answer - <"$f" >"${f%.req}.resp"
 done
@@ -197,7 +210,7 @@ na_why() { # na_why STACK WORKLOAD
 # What each stack is checked on: the timed workloads plus the extras its methods take.
 checks_of() {
     case "$1" in
-        switchboard_c_abi) echo "$(timed_of "$1") $extras" ;;
+        switchboard_c_abi) echo "$(timed_of "$1") $extras $c_extras" ;;
         # Its errors carry no `data`: no invalid-params checks.
         libjson-rpc-cpp) echo "$(timed_of "$1") get_data" ;;
         go_jsonrpc2_*) echo "$(timed_of "$1") $extras" ;;

@@ -9,101 +9,21 @@
  *   tools/call {"name": string, "arguments": object, ...} -> {"content":[{"type":
  *     "text","text":name}],"structuredContent":{"arguments":count},"isError":false}
  * Numbers: an exact integer when the literal is one that fits int64 (and the
- * arithmetic does not overflow), else a double; a non-finite result is -32602.
+ * arithmetic does not overflow), else a double; a number beyond a double's range
+ * (1e400) is bad params, a non-finite result is -32602.
  * Bad params get -32602 "Invalid params" with the demo's `data` object.
  *
- * switchboard hands each callback the params' exact bytes, already validated as
- * JSON, so this reads them with a small scanner of its own (no JSON library): that
- * is what a C user of the ABI writes, and it keeps the callback's cost close to
- * the Rust demo's, which reads the same bytes through switchboard's Params view. */
+ * The params are read as a C user of the ABI reads them: in place, through the
+ * swb_value readers (swb_call_params, swb_value_iterate / swb_value_iter_next,
+ * swb_value_str_eq, swb_value_as_int64 / _as_double / _as_plain_str,
+ * swb_value_count), no JSON library and no copy; the same walks as the Rust demo's
+ * over switchboard's Params view (the readers are that view behind the ABI). */
 #include "demo_methods.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BALANCE "0x1bdb569fa3c2565cc"
-
-typedef struct {
-  const uint8_t *p, *end;
-} cursor;
-
-static void skip_ws(cursor *c) {
-  while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')) c->p++;
-}
-
-/* Consumes `ch` (after whitespace) if it is next. */
-static bool eat(cursor *c, uint8_t ch) {
-  skip_ws(c);
-  if (c->p < c->end && *c->p == ch) {
-    c->p++;
-    return true;
-  }
-  return false;
-}
-
-/* A string without escapes (the demo's `as_plain_str`): its bytes between the
- * quotes. False for anything else, escaped strings included. */
-static bool plain_string(cursor *c, const uint8_t **s, size_t *n) {
-  skip_ws(c);
-  if (c->p >= c->end || *c->p != '"') return false;
-  const uint8_t *start = ++c->p;
-  const uint8_t *q = memchr(start, '"', (size_t)(c->end - start));
-  if (q == NULL || memchr(start, '\\', (size_t)(q - start)) != NULL) return false;
-  *s = start;
-  *n = (size_t)(q - start);
-  c->p = q + 1;
-  return true;
-}
-
-/* Any string: its bytes between the quotes, escapes left as they are (still valid
- * JSON string content, so they can be written back verbatim). The closing quote is
- * found with memchr: the first '"' after an even run of backslashes. */
-static bool any_string(cursor *c, const uint8_t **s, size_t *n) {
-  skip_ws(c);
-  if (c->p >= c->end || *c->p != '"') return false;
-  const uint8_t *start = c->p + 1, *q = start;
-  for (;;) {
-    q = memchr(q, '"', (size_t)(c->end - q));
-    if (q == NULL) return false;
-    const uint8_t *b = q;
-    while (b > start && b[-1] == '\\') b--;
-    if (((q - b) & 1) == 0) break;
-    q++;
-  }
-  *s = start;
-  *n = (size_t)(q - start);
-  c->p = q + 1;
-  return true;
-}
-
-/* Skips one value (the bytes are already validated JSON): strings with their
- * escapes, arrays and objects by depth, scalars up to the next delimiter. */
-static bool skip_value(cursor *c) {
-  const uint8_t *s;
-  size_t n;
-  skip_ws(c);
-  if (c->p >= c->end) return false;
-  if (*c->p == '"') return any_string(c, &s, &n);
-  if (*c->p == '[' || *c->p == '{') {
-    size_t depth = 0;
-    do {
-      uint8_t ch = *c->p;
-      if (ch == '"') {
-        if (!any_string(c, &s, &n)) return false;
-        continue;
-      }
-      if (ch == '[' || ch == '{') depth++;
-      else if (ch == ']' || ch == '}') depth--;
-      c->p++;
-    } while (depth > 0 && c->p < c->end);
-    return depth == 0;
-  }
-  while (c->p < c->end && *c->p != ',' && *c->p != ']' && *c->p != '}' && *c->p != ' ' && *c->p != '\t' &&
-         *c->p != '\n' && *c->p != '\r')
-    c->p++;
-  return true;
-}
 
 typedef struct {
   bool is_int;
@@ -113,42 +33,17 @@ typedef struct {
 
 static double as_double(num n) { return n.is_int ? (double)n.i : n.f; }
 
-/* A JSON number (the bytes are already validated): an int64 when it is an integer
- * literal that fits, else a double. False when the next value is not a number. */
-static bool number(cursor *c, num *out) {
-  skip_ws(c);
-  const uint8_t *s = c->p;
-  bool neg = c->p < c->end && *c->p == '-';
-  if (neg) c->p++;
-  if (c->p >= c->end || *c->p < '0' || *c->p > '9') return false;
-  uint64_t mag = 0;
-  bool fits = true;
-  while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-    unsigned d = (unsigned)(*c->p - '0');
-    if (mag > (UINT64_MAX - d) / 10) fits = false;
-    else mag = mag * 10 + d;
-    c->p++;
-  }
-  bool integer = !(c->p < c->end && (*c->p == '.' || *c->p == 'e' || *c->p == 'E'));
-  if (integer && fits && mag <= (uint64_t)INT64_MAX + (neg ? 1u : 0u)) {
+/* A number as the demo reads it (its `number`): an int64 when the token is an
+ * integer that fits, else a double. False for a value that is not a number and for
+ * a number beyond a double's range. */
+static bool number(const swb_value *v, num *out) {
+  if (v->kind != SWB_VALUE_KIND_NUMBER) return false;
+  if (swb_value_as_int64(v, &out->i) == SWB_RESULT_OK) {
     out->is_int = true;
-    out->i = neg ? (int64_t)(0 - mag) : (int64_t)mag;
     return true;
   }
-  while (c->p < c->end && ((*c->p >= '0' && *c->p <= '9') || *c->p == '.' || *c->p == 'e' ||
-                           *c->p == 'E' || *c->p == '+' || *c->p == '-'))
-    c->p++;
-  /* strtod needs a NUL-terminated copy. */
-  size_t n = (size_t)(c->p - s);
-  char small[64];
-  char *buf = n < sizeof small ? small : malloc(n + 1);
-  if (buf == NULL) return false;
-  memcpy(buf, s, n);
-  buf[n] = 0;
   out->is_int = false;
-  out->f = strtod(buf, NULL);
-  if (buf != small) free(buf);
-  return true;
+  return swb_value_as_double(v, &out->f) == SWB_RESULT_OK;
 }
 
 static int invalid(swb_writer *w, const char *data) {
@@ -163,8 +58,10 @@ static int write_num(swb_writer *w, num n) {
   return (int)swb_writer_double(w, n.f);
 }
 
-static bool key_is(const uint8_t *k, size_t n, const char *name) {
-  return n == strlen(name) && memcmp(k, name, n) == 0;
+/* Whether a member's key (a string value) is `name`, compared unescaped. */
+static bool key_is(const swb_value *key, const char *name, size_t n) {
+  bool eq = false;
+  return swb_value_str_eq(key, name, n, &eq) == SWB_RESULT_OK && eq;
 }
 
 static int demo_subtract(void *ud, const swb_call *call, swb_writer *w) {
@@ -172,36 +69,34 @@ static int demo_subtract(void *ud, const swb_call *call, swb_writer *w) {
       "{\"field\":\"params\",\"reason\":\"expected [minuend, subtrahend] or {\\\"minuend\\\": number, "
       "\\\"subtrahend\\\": number}, finite numbers\"}";
   (void)ud;
-  cursor c = {call->params.ptr, call->params.ptr + call->params.len};
-  num a = {true, 0, 0}, b = {true, 0, 0};
-  if (eat(&c, '[')) {
-    if (!number(&c, &a) || !eat(&c, ',') || !number(&c, &b) || !eat(&c, ']')) return invalid(w, shape);
-  } else if (eat(&c, '{')) {
-    bool have_a = false, have_b = false;
-    int members = 0;
-    if (!eat(&c, '}')) {
-      do {
-        const uint8_t *k;
-        size_t kn;
-        num v;
-        if (!plain_string(&c, &k, &kn) || !eat(&c, ':') || !number(&c, &v)) return invalid(w, shape);
-        members++;
-        if (key_is(k, kn, "minuend")) a = v, have_a = true;
-        else if (key_is(k, kn, "subtrahend")) b = v, have_b = true;
-      } while (eat(&c, ','));
-      if (!eat(&c, '}')) return invalid(w, shape);
-    }
-    if (!have_a || !have_b || members != 2) return invalid(w, shape);
+  swb_value params, a, b, key, v;
+  swb_value_iter it;
+  if (swb_call_params(call, &params) != SWB_RESULT_OK || swb_value_iterate(&params, &it) != SWB_RESULT_OK)
+    return invalid(w, shape); /* absent params included */
+  if (params.kind == SWB_VALUE_KIND_ARRAY) {
+    /* exactly two elements */
+    if (swb_value_iter_next(&it, NULL, &a) != SWB_RESULT_OK || swb_value_iter_next(&it, NULL, &b) != SWB_RESULT_OK ||
+        swb_value_iter_next(&it, NULL, &v) != SWB_RESULT_ITER_END)
+      return invalid(w, shape);
   } else {
-    return invalid(w, shape);
+    /* one pass: exactly `minuend` and `subtrahend`, each once, nothing else */
+    bool have_a = false, have_b = false;
+    swb_result rc;
+    while ((rc = swb_value_iter_next(&it, &key, &v)) == SWB_RESULT_OK) {
+      if (!have_a && key_is(&key, "minuend", 7)) a = v, have_a = true;
+      else if (!have_b && key_is(&key, "subtrahend", 10)) b = v, have_b = true;
+      else return invalid(w, shape);
+    }
+    if (rc != SWB_RESULT_ITER_END || !have_a || !have_b) return invalid(w, shape);
   }
-  num r;
-  if (a.is_int && b.is_int) {
-    r.is_int = !__builtin_sub_overflow(a.i, b.i, &r.i);
-    if (!r.is_int) r.f = (double)a.i - (double)b.i;
+  num x, y, r;
+  if (!number(&a, &x) || !number(&b, &y)) return invalid(w, shape);
+  if (x.is_int && y.is_int) {
+    r.is_int = !__builtin_sub_overflow(x.i, y.i, &r.i);
+    if (!r.is_int) r.f = (double)x.i - (double)y.i;
   } else {
     r.is_int = false;
-    r.f = as_double(a) - as_double(b);
+    r.f = as_double(x) - as_double(y);
   }
   return write_num(w, r);
 }
@@ -209,28 +104,30 @@ static int demo_subtract(void *ud, const swb_call *call, swb_writer *w) {
 static int demo_sum(void *ud, const swb_call *call, swb_writer *w) {
   static const char shape[] = "{\"field\":\"params\",\"reason\":\"expected an array of finite numbers\"}";
   (void)ud;
-  cursor c = {call->params.ptr, call->params.ptr + call->params.len};
+  swb_value params, v;
+  swb_value_iter it;
+  if (swb_call_params(call, &params) != SWB_RESULT_OK || params.kind != SWB_VALUE_KIND_ARRAY ||
+      swb_value_iterate(&params, &it) != SWB_RESULT_OK)
+    return invalid(w, shape);
   num acc = {true, 0, 0};
-  if (!eat(&c, '[')) return invalid(w, shape);
-  if (!eat(&c, ']')) {
-    do {
-      num n;
-      if (!number(&c, &n)) return invalid(w, shape);
-      if (acc.is_int && n.is_int) {
-        int64_t s;
-        if (!__builtin_add_overflow(acc.i, n.i, &s)) {
-          acc.i = s;
-        } else {
-          acc.is_int = false;
-          acc.f = (double)acc.i + (double)n.i;
-        }
+  swb_result rc;
+  while ((rc = swb_value_iter_next(&it, NULL, &v)) == SWB_RESULT_OK) {
+    num n;
+    if (!number(&v, &n)) return invalid(w, shape);
+    if (acc.is_int && n.is_int) {
+      int64_t s;
+      if (!__builtin_add_overflow(acc.i, n.i, &s)) {
+        acc.i = s;
       } else {
-        acc.f = as_double(acc) + as_double(n);
         acc.is_int = false;
+        acc.f = (double)acc.i + (double)n.i;
       }
-    } while (eat(&c, ','));
-    if (!eat(&c, ']')) return invalid(w, shape);
+    } else {
+      acc.f = as_double(acc) + as_double(n);
+      acc.is_int = false;
+    }
   }
+  if (rc != SWB_RESULT_ITER_END) return invalid(w, shape);
   return write_num(w, acc);
 }
 
@@ -259,7 +156,7 @@ static bool is_hex_address(const uint8_t *s, size_t n) {
 static bool is_block(const uint8_t *s, size_t n) {
   static const char *const tags[] = {"latest", "earliest", "pending", "safe", "finalized"};
   for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
-    if (key_is(s, n, tags[i])) return true;
+    if (n == strlen(tags[i]) && memcmp(s, tags[i], n) == 0) return true;
   return n > 2 && s[0] == '0' && s[1] == 'x' && is_hex(s + 2, n - 2);
 }
 
@@ -268,63 +165,57 @@ static int demo_eth_get_balance(void *ud, const swb_call *call, swb_writer *w) {
       "{\"field\":\"params\",\"reason\":\"expected [address, block]: a 20-byte 0x-hex address and a block "
       "tag or 0x-hex number\"}";
   (void)ud;
-  cursor c = {call->params.ptr, call->params.ptr + call->params.len};
-  const uint8_t *a, *b;
-  size_t an, bn;
-  if (!eat(&c, '[') || !plain_string(&c, &a, &an) || !eat(&c, ',') || !plain_string(&c, &b, &bn) ||
-      !eat(&c, ']') || !is_hex_address(a, an) || !is_block(b, bn))
+  swb_value params, a, b, extra;
+  swb_value_iter it;
+  swb_slice as, bs; /* strings without escapes, borrowed */
+  if (swb_call_params(call, &params) != SWB_RESULT_OK || params.kind != SWB_VALUE_KIND_ARRAY ||
+      swb_value_iterate(&params, &it) != SWB_RESULT_OK || swb_value_iter_next(&it, NULL, &a) != SWB_RESULT_OK ||
+      swb_value_iter_next(&it, NULL, &b) != SWB_RESULT_OK ||
+      swb_value_iter_next(&it, NULL, &extra) != SWB_RESULT_ITER_END ||
+      swb_value_as_plain_str(&a, &as) != SWB_RESULT_OK || !is_hex_address(as.ptr, as.len) ||
+      swb_value_as_plain_str(&b, &bs) != SWB_RESULT_OK || !is_block(bs.ptr, bs.len))
     return invalid(w, shape);
   return (int)swb_writer_string(w, BALANCE, sizeof BALANCE - 1);
 }
 
 /* tools/call: the tool's name (the first `name` member, a string) and how many
- * members its `arguments` object has (the first `arguments`); other members are
- * ignored. The name goes back as received: escaped names stay escaped, the same
- * JSON string as the Rust handler's re-escaped one. */
+ * members its `arguments` object has (the first `arguments`, counted by
+ * swb_value_count); the walk over the params stops once both are found, as the
+ * Rust handler's does. The name goes back as received, its exact JSON string
+ * (quotes and escapes as they are): the same string as the Rust handler's
+ * re-escaped one. */
 static int demo_tools_call(void *ud, const swb_call *call, swb_writer *w) {
   static const char shape[] =
       "{\"field\":\"params\",\"reason\":\"expected {\\\"name\\\": string, \\\"arguments\\\": object}\"}";
-  static const char head[] = "{\"content\":[{\"type\":\"text\",\"text\":\"";
-  static const char mid[] = "\"}],\"structuredContent\":{\"arguments\":";
+  static const char head[] = "{\"content\":[{\"type\":\"text\",\"text\":";
+  static const char mid[] = "}],\"structuredContent\":{\"arguments\":";
   static const char tail[] = "},\"isError\":false}";
   (void)ud;
-  cursor c = {call->params.ptr, call->params.ptr + call->params.len};
-  const uint8_t *name = NULL;
-  size_t name_n = 0;
-  long args = -1;
-  if (!eat(&c, '{')) return invalid(w, shape);
-  if (!eat(&c, '}')) {
-    do {
-      const uint8_t *k;
-      size_t kn;
-      if (!any_string(&c, &k, &kn) || !eat(&c, ':')) return invalid(w, shape);
-      if (name == NULL && key_is(k, kn, "name")) {
-        if (!any_string(&c, &name, &name_n)) return invalid(w, shape);
-      } else if (args < 0 && key_is(k, kn, "arguments")) {
-        if (!eat(&c, '{')) return invalid(w, shape);
-        args = 0;
-        if (!eat(&c, '}')) {
-          do {
-            if (!any_string(&c, &k, &kn) || !eat(&c, ':') || !skip_value(&c)) return invalid(w, shape);
-            args++;
-          } while (eat(&c, ','));
-          if (!eat(&c, '}')) return invalid(w, shape);
-        }
-      } else if (!skip_value(&c)) {
-        return invalid(w, shape);
-      }
-    } while (eat(&c, ','));
-    if (!eat(&c, '}')) return invalid(w, shape);
+  /* not found yet: absent (a member's value never is) */
+  swb_value params, key, v, name = {{NULL, 0}, SWB_VALUE_KIND_ABSENT}, arguments = name;
+  swb_value_iter it;
+  size_t args;
+  if (swb_call_params(call, &params) != SWB_RESULT_OK || params.kind != SWB_VALUE_KIND_OBJECT ||
+      swb_value_iterate(&params, &it) != SWB_RESULT_OK)
+    return invalid(w, shape);
+  while (name.kind == SWB_VALUE_KIND_ABSENT || arguments.kind == SWB_VALUE_KIND_ABSENT) {
+    swb_result rc = swb_value_iter_next(&it, &key, &v);
+    if (rc == SWB_RESULT_ITER_END) break;
+    if (rc != SWB_RESULT_OK) return invalid(w, shape);
+    if (name.kind == SWB_VALUE_KIND_ABSENT && key_is(&key, "name", 4)) name = v;
+    else if (arguments.kind == SWB_VALUE_KIND_ABSENT && key_is(&key, "arguments", 9)) arguments = v;
   }
-  if (name == NULL || args < 0) return invalid(w, shape);
+  if (name.kind != SWB_VALUE_KIND_STRING || arguments.kind != SWB_VALUE_KIND_OBJECT ||
+      swb_value_count(&arguments, &args) != SWB_RESULT_OK)
+    return invalid(w, shape);
   /* The result, built in a buffer: the head, the name, the count, the tail. */
   char small[256];
-  size_t cap = sizeof head + name_n + sizeof mid + 24 + sizeof tail;
+  size_t cap = sizeof head + name.json.len + sizeof mid + 24 + sizeof tail;
   char *buf = cap <= sizeof small ? small : malloc(cap);
   if (buf == NULL) return 1;
   size_t n = 0;
   memcpy(buf, head, sizeof head - 1), n += sizeof head - 1;
-  memcpy(buf + n, name, name_n), n += name_n;
+  memcpy(buf + n, name.json.ptr, name.json.len), n += name.json.len;
   memcpy(buf + n, mid, sizeof mid - 1), n += sizeof mid - 1;
   char digits[24];
   size_t d = sizeof digits;

@@ -15,7 +15,7 @@ typedef struct {
   uint64_t update, hello, sum;
 } demo_counters;
 
-/* Registers subtract, sum, get_data, eth_getBalance and the three notifications
+/* Registers subtract, sum, get_data, eth_getBalance, tools/call and the three notifications
  * (counted in `counters`, which must outlive the router); returns the first failure. */
 swb_result demo_register(swb_router_builder *b, demo_counters *counters);
 
