@@ -239,7 +239,7 @@ impl<'a> RawValue<'a> {
     #[inline]
     pub fn str_eq(&self, s: &str) -> bool {
         self.as_raw_str()
-            .is_some_and(|raw| unescape::escaped_eq(raw, s.as_bytes()))
+            .is_some_and(|raw| body_eq(raw, s.as_bytes()))
     }
 
     /// The elements, if this is an array.
@@ -447,19 +447,7 @@ impl<'a> Key<'a> {
     /// and two word compares.
     #[inline(always)]
     pub fn eq_str(&self, name: &str) -> bool {
-        let (inner, name) = (self.inner, name.as_bytes());
-        if inner.len() == name.len() {
-            // Every escape decodes to fewer bytes than it spells, so a name of the
-            // same length matches only byte for byte, without escapes.
-            if name.len() <= 16 {
-                // Most member names: word compares, no call.
-                return short_eq_plain(inner, name);
-            }
-            inner == name && !name.contains(&b'\\')
-        } else {
-            // Only escapes can make the raw name longer than `name`.
-            inner.len() > name.len() && has_backslash(inner) && unescape::escaped_eq(inner, name)
-        }
+        body_eq(self.inner, name.as_bytes())
     }
 
     fn eq_key(&self, other: &Key<'_>) -> bool {
@@ -523,6 +511,24 @@ fn short_words(b: &[u8]) -> (u64, u64) {
         )
     } else {
         (0, 0)
+    }
+}
+
+/// Whether the validated, escaped string body `inner` decodes exactly to `name`
+/// ([`unescape::escaped_eq`]), deciding the common cases without decoding.
+#[inline(always)]
+fn body_eq(inner: &[u8], name: &[u8]) -> bool {
+    if inner.len() == name.len() {
+        // Every escape decodes to fewer bytes than it spells, so a name of the
+        // same length matches only byte for byte, without escapes.
+        if name.len() <= 16 {
+            // Most member names: word compares, no call.
+            return short_eq_plain(inner, name);
+        }
+        inner == name && !name.contains(&b'\\')
+    } else {
+        // Only escapes can make the raw name longer than `name`.
+        inner.len() > name.len() && has_backslash(inner) && unescape::escaped_eq(inner, name)
     }
 }
 
@@ -1282,6 +1288,59 @@ mod tests {
     /// `next_delimited` hands out the same members as `next` then `as_bytes`,
     /// each value exactly its own bytes; an iterator resumed from its `offset`
     /// (arrays and objects) goes on exactly as the original does, at every step.
+    #[test]
+    fn str_eq_agrees_with_decoding() {
+        // Bodies with and without escapes, short and long (both sides of the
+        // 16-byte word compare); names: each body's decoding, its raw form, and
+        // every prefix and one-byte extension and change of both.
+        let bodies: [&str; 12] = [
+            "",
+            "a",
+            "latest",
+            r"\n",
+            r"a\\b",
+            r"su\u0062tract",
+            r"\ud83d\ude00",
+            r"\ud800",
+            "exactly16bytes!!",
+            "seventeen bytes!!",
+            r"0x407d73d8a49eeb85d32cf465507dd71d507100c1",
+            r"long\tname with an escape past sixteen",
+        ];
+        let mut tried = 0;
+        for body in bodies {
+            let quoted = format!("\"{body}\"");
+            let v = RawValue::new_validated(quoted.as_bytes());
+            let decoded: String =
+                serde_json::from_str(&quoted).unwrap_or_else(|_| "\u{FFFD}".into()); // serde_json refuses the lone surrogate
+            let mut names = vec![decoded.clone(), body.to_string()];
+            for base in [decoded.as_bytes(), body.as_bytes()] {
+                for n in 0..=base.len() {
+                    names.push(String::from_utf8_lossy(&base[..n]).into_owned());
+                }
+                for n in 0..base.len() {
+                    let mut b = base.to_vec();
+                    b[n] ^= 1;
+                    names.push(String::from_utf8_lossy(&b).into_owned());
+                }
+                let mut b = base.to_vec();
+                b.push(b'x');
+                names.push(String::from_utf8_lossy(&b).into_owned());
+            }
+            for name in &names {
+                let want = crate::unescape::escaped_eq(body.as_bytes(), name.as_bytes());
+                assert_eq!(v.str_eq(name), want, "{body:?} vs {name:?}");
+                if !body.contains(r"\ud800") {
+                    assert_eq!(want, *name == decoded, "{body:?} vs {name:?}");
+                }
+                tried += 1;
+            }
+        }
+        assert!(tried > 300);
+        // Not a string: never equal.
+        assert!(!RawValue::new_validated(b"1").str_eq("1"));
+    }
+
     #[test]
     fn next_delimited_and_resumed_iterators_agree() {
         let docs: [&str; 6] = [

@@ -875,3 +875,63 @@ fn kind_of_first(c: u8) -> swb_value_kind {
         _ => swb_value_kind::Number,
     }
 }
+
+/// A live value of each kind given any other kind number (every other kind, the
+/// absent one, numbers that are no kind): every reader answers `VALUE_NOT_LIVE`,
+/// not `WRONG_KIND` or a reading of the bytes as the claimed kind; an iterator
+/// whose kind was changed likewise.
+#[test]
+fn relabelled_values_are_not_live() {
+    let all_not_live = || {
+        let e = swb_result::ValueNotLive;
+        Answers {
+            bool_: Err(e),
+            i64_: Err(e),
+            u64_: Err(e),
+            f64_: Err(e),
+            plain: Err(e),
+            copy: Err(e),
+            str_eq: Err(e),
+            count: Err(e),
+            get: Err(e),
+            index: Err(e),
+            iterate: Err(e),
+        }
+    };
+    in_callback(
+        Some(r#"[null,true,false,-1.5,7,"a","x\n",[1,"a"],{"a":1},[],{}]"#),
+        |call| {
+            let p = params_of(call);
+            let mut tried = 0;
+            for i in 0..11 {
+                let v = index(&p, i);
+                for k in [0u32, 1, 2, 3, 4, 5, 6, 7, 255, u32::MAX] {
+                    if k == v.kind as u32 {
+                        continue;
+                    }
+                    let mut forged = v;
+                    // SAFETY: writes a kind number as C could (any `u32`).
+                    unsafe { (&raw mut forged.kind).cast::<u32>().write(k) };
+                    assert_eq!(answers(&forged), all_not_live(), "{i} as {k}");
+                    tried += 1;
+                }
+                let mut it = swb_value_iter::EMPTY;
+                // SAFETY: live value, valid out pointer.
+                if unsafe { swb_value_iterate(&v, &mut it) } == swb_result::Ok {
+                    for k in [0u32, 1, 2, 3, 4, 7] {
+                        let mut forged = it;
+                        // SAFETY: the field is a plain number.
+                        unsafe { (&raw mut forged._kind).write(k) };
+                        let (mut key, mut e) = (ABSENT, ABSENT);
+                        // SAFETY: valid pointers; the iterator is refused.
+                        let rc = unsafe { swb_value_iter_next(&mut forged, &mut key, &mut e) };
+                        assert_eq!(rc, swb_result::ValueNotLive, "{i} iterated as {k}");
+                        assert_eq!(e.kind, swb_value_kind::Absent);
+                        tried += 1;
+                    }
+                }
+            }
+            assert!(tried > 100);
+        },
+    );
+}

@@ -16,7 +16,9 @@
 use core::cell::Cell;
 use core::ffi::c_char;
 
-use switchboard::{Kind, RawValue};
+#[cfg(test)]
+use switchboard::Kind;
+use switchboard::RawValue;
 
 use crate::boundary::{self, out_ptr, text};
 use crate::result::swb_result;
@@ -82,7 +84,7 @@ pub struct swb_value_iter {
     /// Private: where the next element or member starts, from the start of `_json`.
     _offset: usize,
     /// Private: `SWB_VALUE_KIND_ARRAY` or `SWB_VALUE_KIND_OBJECT`, as a number.
-    _kind: u32,
+    pub(crate) _kind: u32,
 }
 
 impl swb_value_iter {
@@ -138,6 +140,7 @@ impl Drop for LiveParams {
 
 /// The `len` bytes at address `addr`, if they lie inside the running callback's
 /// params (`len > 0`); built from the recorded params pointer, not from `addr`.
+#[inline(always)]
 fn live_bytes<'a>(addr: usize, len: usize) -> Result<&'a [u8], swb_result> {
     let (base, live_len) = LIVE.get();
     let offset = addr.wrapping_sub(base as usize);
@@ -153,6 +156,33 @@ fn live_bytes<'a>(addr: usize, len: usize) -> Result<&'a [u8], swb_result> {
     Ok(unsafe { core::slice::from_raw_parts(base.add(offset), len) })
 }
 
+/// The kind of a value starting with each byte, as [`RawValue::kind`] derives it
+/// (anything else is a number), read in one load rather than through a jump
+/// table: the readers derive a kind on every call.
+static KIND_OF_BYTE: [swb_value_kind; 256] = {
+    let mut t = [swb_value_kind::Number; 256];
+    t[b'n' as usize] = swb_value_kind::Null;
+    t[b't' as usize] = swb_value_kind::Bool;
+    t[b'f' as usize] = swb_value_kind::Bool;
+    t[b'"' as usize] = swb_value_kind::String;
+    t[b'[' as usize] = swb_value_kind::Array;
+    t[b'{' as usize] = swb_value_kind::Object;
+    t
+};
+
+/// The kind of the (non-empty) bytes `b`, as `kind_of(RawValue::kind())`.
+#[inline(always)]
+fn kind_from(b: &[u8]) -> swb_value_kind {
+    KIND_OF_BYTE[usize::from(b[0])]
+}
+
+/// The kind number (`swb_value_kind as u32`) of the (non-empty) bytes `b`.
+#[inline(always)]
+fn kind_num(b: &[u8]) -> u32 {
+    kind_from(b) as u32
+}
+
+#[cfg(test)]
 fn kind_of(k: Kind) -> swb_value_kind {
     match k {
         Kind::Null => swb_value_kind::Null,
@@ -165,7 +195,7 @@ fn kind_of(k: Kind) -> swb_value_kind {
 }
 
 /// The view of `v`, whose bytes are inside the live params.
-#[inline]
+#[inline(always)]
 fn view_of(v: &RawValue<'_>) -> swb_value {
     let b = v.as_bytes();
     swb_value {
@@ -173,7 +203,7 @@ fn view_of(v: &RawValue<'_>) -> swb_value {
             ptr: b.as_ptr(),
             len: b.len(),
         },
-        kind: kind_of(v.kind()),
+        kind: kind_from(b),
     }
 }
 
@@ -183,6 +213,7 @@ const ABSENT: swb_value = swb_value {
 };
 
 /// The live bytes `json` and a kind number describe: `None` for the absent value.
+#[inline(always)]
 fn live_value<'a>(
     ptr: *const u8,
     len: usize,
@@ -196,10 +227,10 @@ fn live_value<'a>(
         };
     }
     let bytes = live_bytes(ptr as usize, len)?;
-    let v = RawValue::from_validated(bytes).ok_or(swb_result::ValueNotLive)?;
-    if kind_of(v.kind()) as u32 != kind {
+    if kind_num(bytes) != kind {
         return Err(swb_result::ValueNotLive);
     }
+    let v = RawValue::from_validated(bytes).ok_or(swb_result::ValueNotLive)?;
     Ok(Some(v))
 }
 
@@ -208,6 +239,7 @@ fn live_value<'a>(
 /// # Safety
 /// - `p` must be NULL or point to a readable `swb_value` (any bytes: the kind is
 ///   read as a number, the view checked against the live params).
+#[inline(always)]
 unsafe fn value_in<'a>(p: *const swb_value) -> Result<Option<RawValue<'a>>, swb_result> {
     if p.is_null() {
         return Err(swb_result::NullParameter);
@@ -229,6 +261,7 @@ unsafe fn value_in<'a>(p: *const swb_value) -> Result<Option<RawValue<'a>>, swb_
 ///
 /// # Safety
 /// - As for [`value_in`].
+#[inline(always)]
 unsafe fn present<'a>(p: *const swb_value) -> Result<RawValue<'a>, swb_result> {
     // SAFETY: forwarded from the caller's contract.
     unsafe { value_in(p) }?.ok_or(swb_result::WrongKind)
@@ -238,13 +271,25 @@ unsafe fn present<'a>(p: *const swb_value) -> Result<RawValue<'a>, swb_result> {
 ///
 /// # Safety
 /// - As for [`value_in`].
-unsafe fn of_kind<'a>(p: *const swb_value, k: Kind) -> Result<RawValue<'a>, swb_result> {
-    // SAFETY: forwarded from the caller's contract.
-    let v = unsafe { present(p) }?;
-    if v.kind() == k {
-        Ok(v)
-    } else {
-        Err(swb_result::WrongKind)
+#[inline(always)]
+unsafe fn of_kind<'a>(p: *const swb_value, k: swb_value_kind) -> Result<RawValue<'a>, swb_result> {
+    if p.is_null() {
+        return Err(swb_result::NullParameter);
+    }
+    // SAFETY: as in `value_in`: `p` is non-null and readable per the contract, the
+    // fields are read one by one, the kind as a `u32`.
+    let (ptr, len, kind) = unsafe {
+        (
+            (&raw const (*p).json.ptr).read(),
+            (&raw const (*p).json.len).read(),
+            (&raw const (*p).kind).cast::<u32>().read(),
+        )
+    };
+    // `live_value` checked that `kind` is the kind of the bytes' first byte, so
+    // comparing it with `k` is comparing the value's kind (no second derivation).
+    match live_value(ptr, len, kind)? {
+        Some(v) if kind == k as u32 => Ok(v),
+        _ => Err(swb_result::WrongKind),
     }
 }
 
@@ -307,7 +352,7 @@ pub unsafe extern "C" fn swb_value_as_bool(value: *const swb_value, out: *mut bo
     boundary::run(|| {
         let out = out_ptr(out)?;
         // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, Kind::Bool) }?;
+        let v = unsafe { of_kind(value, swb_value_kind::Bool) }?;
         let b = v.as_bool().ok_or(swb_result::WrongKind)?;
         // SAFETY: `out` is non-null and writable per the contract.
         unsafe { out.write(b) };
@@ -327,7 +372,7 @@ pub unsafe extern "C" fn swb_value_as_int64(value: *const swb_value, out: *mut i
     boundary::run(|| {
         let out = out_ptr(out)?;
         // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, Kind::Number) }?;
+        let v = unsafe { of_kind(value, swb_value_kind::Number) }?;
         let n = v.as_i64().ok_or(swb_result::NotRepresentable)?;
         // SAFETY: `out` is non-null and writable per the contract.
         unsafe { out.write(n) };
@@ -347,7 +392,7 @@ pub unsafe extern "C" fn swb_value_as_uint64(value: *const swb_value, out: *mut 
     boundary::run(|| {
         let out = out_ptr(out)?;
         // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, Kind::Number) }?;
+        let v = unsafe { of_kind(value, swb_value_kind::Number) }?;
         let n = v.as_u64().ok_or(swb_result::NotRepresentable)?;
         // SAFETY: `out` is non-null and writable per the contract.
         unsafe { out.write(n) };
@@ -366,7 +411,7 @@ pub unsafe extern "C" fn swb_value_as_double(value: *const swb_value, out: *mut 
     boundary::run(|| {
         let out = out_ptr(out)?;
         // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, Kind::Number) }?;
+        let v = unsafe { of_kind(value, swb_value_kind::Number) }?;
         let f = v.as_f64().ok_or(swb_result::NotRepresentable)?;
         // SAFETY: `out` is non-null and writable per the contract.
         unsafe { out.write(f) };
@@ -391,7 +436,7 @@ pub unsafe extern "C" fn swb_value_as_plain_str(
     boundary::run(|| {
         let out = out_ptr(out)?;
         // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, Kind::String) }?;
+        let v = unsafe { of_kind(value, swb_value_kind::String) }?;
         let s = v.as_plain_str().ok_or(swb_result::StringEscaped)?;
         // SAFETY: `out` is non-null and writable per the contract.
         unsafe { out.write(swb_slice::of(s.as_bytes())) };
@@ -431,7 +476,7 @@ pub unsafe extern "C" fn swb_value_copy_str(
             return Err(swb_result::InvalidArgument);
         }
         // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, Kind::String) }?;
+        let v = unsafe { of_kind(value, swb_value_kind::String) }?;
         let raw_len = v.as_raw_str().ok_or(swb_result::ValueNotLive)?.len();
         // The text is never longer than its escaped form: only a buffer shorter
         // than that needs the decoded length, one pass, before anything is written.
@@ -481,7 +526,7 @@ pub unsafe extern "C" fn swb_value_str_eq(
     boundary::run(|| {
         let out = out_ptr(out)?;
         // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, Kind::String) }?;
+        let v = unsafe { of_kind(value, swb_value_kind::String) }?;
         // SAFETY: forwarded from the caller's contract.
         let s = unsafe { text(str, len) }?;
         let eq = v.str_eq(s);
@@ -511,7 +556,7 @@ pub unsafe extern "C" fn swb_value_get(
     boundary::run(|| {
         let out = out_ptr(out)?;
         // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(object, Kind::Object) }?;
+        let v = unsafe { of_kind(object, swb_value_kind::Object) }?;
         // SAFETY: forwarded from the caller's contract.
         let key = unsafe { text(key, key_len) }?;
         let mut members = v.object_iter().ok_or(swb_result::WrongKind)?;
@@ -541,7 +586,7 @@ pub unsafe extern "C" fn swb_value_index(
     boundary::run(|| {
         let out = out_ptr(out)?;
         // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(array, Kind::Array) }?;
+        let v = unsafe { of_kind(array, swb_value_kind::Array) }?;
         let mut elements = v.array_iter().ok_or(swb_result::WrongKind)?;
         let e = elements.nth(index).ok_or(swb_result::IndexOutOfRange)?;
         // SAFETY: `out` is non-null and writable per the contract.
@@ -598,19 +643,22 @@ pub unsafe extern "C" fn swb_value_iterate(
         let out = out_ptr(out)?;
         // SAFETY: forwarded from the caller's contract.
         let v = unsafe { present(container) }?;
-        let offset = match (v.array_iter(), v.object_iter()) {
-            (Some(e), _) => e.offset(),
-            (_, Some(m)) => m.offset(),
-            _ => return Err(swb_result::WrongKind),
-        };
         let b = v.as_bytes();
+        let kind = kind_num(b);
+        let offset = if kind == swb_value_kind::Array as u32 {
+            v.array_iter().ok_or(swb_result::WrongKind)?.offset()
+        } else if kind == swb_value_kind::Object as u32 {
+            v.object_iter().ok_or(swb_result::WrongKind)?.offset()
+        } else {
+            return Err(swb_result::WrongKind);
+        };
         let it = swb_value_iter {
             _json: swb_slice {
                 ptr: b.as_ptr(),
                 len: b.len(),
             },
             _offset: offset,
-            _kind: kind_of(v.kind()) as u32,
+            _kind: kind,
         };
         // SAFETY: `out` is non-null and writable per the contract.
         unsafe { out.write(it) };
@@ -656,10 +704,13 @@ pub unsafe extern "C" fn swb_value_iter_next(
             )
         };
         let v = live_value(ptr, len, kind)?.ok_or(swb_result::ValueNotLive)?;
-        let (key, value, next) = if let Some(mut e) = v.array_iter_at(offset) {
+        // `live_value` checked `kind` against the bytes' first byte.
+        let (key, value, next) = if kind == swb_value_kind::Array as u32 {
+            let mut e = v.array_iter_at(offset).ok_or(swb_result::ValueNotLive)?;
             let value = e.next().ok_or(swb_result::IterEnd)?;
             (ABSENT, value, e.offset())
-        } else if let Some(mut m) = v.object_iter_at(offset) {
+        } else if kind == swb_value_kind::Object as u32 {
+            let mut m = v.object_iter_at(offset).ok_or(swb_result::ValueNotLive)?;
             let (k, value) = m.next_delimited().ok_or(swb_result::IterEnd)?;
             // The key's quotes are the bytes either side of its name.
             let b = v.as_bytes();
@@ -683,4 +734,19 @@ pub unsafe extern "C" fn swb_value_iter_next(
         unsafe { out_value.write(view_of(&value)) };
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+
+    #[test]
+    fn kind_table_agrees_with_raw_value_kind() {
+        for b in 0..=255u8 {
+            let bytes = [b];
+            let v = RawValue::from_validated(&bytes).unwrap();
+            assert_eq!(kind_num(&bytes), kind_of(v.kind()) as u32, "byte {b}");
+            assert_eq!(kind_from(&bytes), kind_of(v.kind()), "byte {b}");
+        }
+    }
 }
