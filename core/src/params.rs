@@ -186,6 +186,16 @@ impl<'a> RawValue<'a> {
 
     /// The byte length of the string's value once unescaped (UTF-8, a lone
     /// surrogate escape counting as U+FFFD); `None` for non-strings.
+    ///
+    /// ```
+    /// use switchboard::{Message, Parser};
+    /// let mut p = Parser::new();
+    /// let Message::Request(req) = p.parse(br#"{"jsonrpc":"2.0","method":"m","params":["a\u00e9", 1],"id":1}"#)
+    /// else { panic!() };
+    /// let params = req.params().unwrap();
+    /// assert_eq!(params.index(0).unwrap().unescaped_len(), Some(3)); // "a" + 2 bytes of é
+    /// assert_eq!(params.index(1).unwrap().unescaped_len(), None);
+    /// ```
     pub fn unescaped_len(&self) -> Option<usize> {
         self.as_raw_str().map(unescape::decoded_len)
     }
@@ -639,6 +649,20 @@ impl<'a> Members<'a> {
     /// array or object), and the iterator moved past it: for callers that want
     /// every value's bytes, so that no value is walked twice (as `next` then
     /// [`RawValue::as_bytes`], then `next` again, would).
+    ///
+    /// ```
+    /// use switchboard::{Message, Parser};
+    /// let mut p = Parser::new();
+    /// let Message::Request(req) = p.parse(br#"{"jsonrpc":"2.0","method":"m","params":{"a":[1,{"b":2}],"c":"d"},"id":1}"#)
+    /// else { panic!() };
+    /// let mut members = req.params().unwrap().members();
+    /// let (key, value) = members.next_delimited().unwrap();
+    /// assert!(key.eq_str("a"));
+    /// assert_eq!(value.as_bytes(), br#"[1,{"b":2}]"#);
+    /// let (key, value) = members.next_delimited().unwrap();
+    /// assert!(key.eq_str("c") && value.str_eq("d"));
+    /// assert!(members.next_delimited().is_none());
+    /// ```
     #[inline]
     pub fn next_delimited(&mut self) -> Option<(Key<'a>, RawValue<'a>)> {
         let (key, value) = self.next()?;
