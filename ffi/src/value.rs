@@ -293,6 +293,31 @@ unsafe fn of_kind<'a>(p: *const swb_value, k: swb_value_kind) -> Result<RawValue
     }
 }
 
+/// The body of the scalar readers: the value of kind `k` at `value`, read by
+/// `read` (`None`, a number out of the output's range, gives
+/// `SWB_RESULT_NOT_REPRESENTABLE`), written to `out` on success only.
+///
+/// # Safety
+/// - `value` must be NULL or point to a readable `swb_value`.
+/// - `out` must be NULL or point to a writable `T`.
+#[inline(always)]
+unsafe fn read_scalar<T>(
+    value: *const swb_value,
+    out: *mut T,
+    k: swb_value_kind,
+    read: impl FnOnce(&RawValue<'_>) -> Option<T>,
+) -> swb_result {
+    boundary::run(|| {
+        let out = out_ptr(out)?;
+        // SAFETY: forwarded from the caller's contract.
+        let v = unsafe { of_kind(value, k) }?;
+        let x = read(&v).ok_or(swb_result::NotRepresentable)?;
+        // SAFETY: `out` is non-null and writable per the contract.
+        unsafe { out.write(x) };
+        Ok(())
+    })
+}
+
 /// Gives the params of the running call as a value: an array or an object, or
 /// `SWB_VALUE_KIND_ABSENT` (with an empty view) when the call has none (absent or
 /// `null`); the readers then answer `SWB_RESULT_WRONG_KIND`.
@@ -349,15 +374,8 @@ pub unsafe extern "C" fn swb_call_params(call: *const swb_call, out: *mut swb_va
 /// - `out` must be NULL or point to a writable `bool`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn swb_value_as_bool(value: *const swb_value, out: *mut bool) -> swb_result {
-    boundary::run(|| {
-        let out = out_ptr(out)?;
-        // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, swb_value_kind::Bool) }?;
-        let b = v.as_bool().ok_or(swb_result::WrongKind)?;
-        // SAFETY: `out` is non-null and writable per the contract.
-        unsafe { out.write(b) };
-        Ok(())
-    })
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { read_scalar(value, out, swb_value_kind::Bool, |v| v.as_bool()) }
 }
 
 /// Reads a number as a signed 64-bit integer: only an integer token (no fraction,
@@ -369,15 +387,8 @@ pub unsafe extern "C" fn swb_value_as_bool(value: *const swb_value, out: *mut bo
 /// - `out` must be NULL or point to a writable `int64_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn swb_value_as_int64(value: *const swb_value, out: *mut i64) -> swb_result {
-    boundary::run(|| {
-        let out = out_ptr(out)?;
-        // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, swb_value_kind::Number) }?;
-        let n = v.as_i64().ok_or(swb_result::NotRepresentable)?;
-        // SAFETY: `out` is non-null and writable per the contract.
-        unsafe { out.write(n) };
-        Ok(())
-    })
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { read_scalar(value, out, swb_value_kind::Number, |v| v.as_i64()) }
 }
 
 /// Reads a number as an unsigned 64-bit integer: only a non-negative integer
@@ -389,15 +400,8 @@ pub unsafe extern "C" fn swb_value_as_int64(value: *const swb_value, out: *mut i
 /// - `out` must be NULL or point to a writable `uint64_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn swb_value_as_uint64(value: *const swb_value, out: *mut u64) -> swb_result {
-    boundary::run(|| {
-        let out = out_ptr(out)?;
-        // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, swb_value_kind::Number) }?;
-        let n = v.as_u64().ok_or(swb_result::NotRepresentable)?;
-        // SAFETY: `out` is non-null and writable per the contract.
-        unsafe { out.write(n) };
-        Ok(())
-    })
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { read_scalar(value, out, swb_value_kind::Number, |v| v.as_u64()) }
 }
 
 /// Reads a number as a double (the nearest one; integers too). A number beyond a
@@ -408,15 +412,8 @@ pub unsafe extern "C" fn swb_value_as_uint64(value: *const swb_value, out: *mut 
 /// - `out` must be NULL or point to a writable `double`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn swb_value_as_double(value: *const swb_value, out: *mut f64) -> swb_result {
-    boundary::run(|| {
-        let out = out_ptr(out)?;
-        // SAFETY: forwarded from the caller's contract.
-        let v = unsafe { of_kind(value, swb_value_kind::Number) }?;
-        let f = v.as_f64().ok_or(swb_result::NotRepresentable)?;
-        // SAFETY: `out` is non-null and writable per the contract.
-        unsafe { out.write(f) };
-        Ok(())
-    })
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { read_scalar(value, out, swb_value_kind::Number, |v| v.as_f64()) }
 }
 
 /// Borrows a string's text without copying, when it holds no escapes: `out`
