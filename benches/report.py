@@ -412,6 +412,12 @@ def main():
         "for small differences. ×N = the stack's figure over switchboard's (how many times more "
         "it costs).\n"
     )
+    if meta.get("backend") == "avx512":
+        md.append(
+            "Backends differ between the two measures: valgrind hides AVX-512 from the programs it "
+            "runs, so the instruction counts are those of switchboard's AVX2 kernel, while the "
+            "wall-clock race ran its AVX-512 kernel (long strings and the params walks).\n"
+        )
     md.append(
         "Messages: the committed corpus (`benches/corpus/`, described in its README). "
         "Request → response is request bytes to response bytes through each stack's own "

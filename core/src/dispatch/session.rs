@@ -602,7 +602,14 @@ mod tests {
     #[test]
     fn responses_echo_ids_of_every_length() {
         let mut ids = vec![r#""a\"b\\c\u00e9""#.to_owned(), "-1.5e3".to_owned()];
-        for len in 1..=40 {
+        // Under Miri, only lengths around the 16-byte fixed copy (for numbers,
+        // quoted ASCII and two-byte characters) and a few longer ones.
+        let lens: Vec<usize> = if cfg!(miri) {
+            vec![1, 2, 7, 8, 9, 14, 15, 16, 17, 31, 32, 33, 40]
+        } else {
+            (1..=40).collect()
+        };
+        for len in lens {
             ids.push("9".repeat(len));
             ids.push(format!("\"{}\"", "x".repeat(len - 1)));
             ids.push(format!("\"{}\"", "é".repeat(len)));
