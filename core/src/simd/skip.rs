@@ -571,10 +571,12 @@ mod tests {
                 v.push(if obj { b'{' } else { b'[' });
                 stack.push(if obj { b'}' } else { b']' });
             };
-            open(&mut v, &mut stack, next() % 2 == 0);
+            open(&mut v, &mut stack, next().is_multiple_of(2));
             while !stack.is_empty() {
                 match next() % 8 {
-                    0 | 1 if v.len() - start < target => open(&mut v, &mut stack, next() % 2 == 0),
+                    0 | 1 if v.len() - start < target => {
+                        open(&mut v, &mut stack, next().is_multiple_of(2))
+                    }
                     2 | 3 => v.extend_from_slice(strings[next() % strings.len()]),
                     4 => v.extend_from_slice(b"12.5e3, true,\n\t"),
                     5 => v.extend_from_slice(b":,"),
@@ -676,18 +678,18 @@ mod tests {
                 strings: &[&[u8]],
                 v: &mut Vec<u8>,
             ) {
-                if depth > 5 || next() % 3 != 0 {
+                if depth > 5 || !next().is_multiple_of(3) {
                     v.extend_from_slice(strings[next() % strings.len()]);
                     return;
                 }
-                let obj = next() % 2 == 0;
+                let obj = next().is_multiple_of(2);
                 v.push(if obj { b'{' } else { b'[' });
                 let n = next() % 7;
                 for i in 0..n {
                     if i > 0 {
                         v.push(b',');
                     }
-                    if next() % 5 == 0 {
+                    if next().is_multiple_of(5) {
                         v.extend_from_slice(b" \n");
                     }
                     if obj {
@@ -697,18 +699,18 @@ mod tests {
                 }
                 v.push(if obj { b'}' } else { b']' });
             }
-            v.push(if next() % 2 == 0 { b'{' } else { b'[' });
+            v.push(if next().is_multiple_of(2) { b'{' } else { b'[' });
             let n = next() % 12;
             for i in 0..n {
                 if i > 0 {
                     v.push(b',');
                 }
-                if next() % 4 == 0 {
+                if next().is_multiple_of(4) {
                     v.push(b' ');
                 }
                 value(&mut next, 1, &strings, &mut v);
             }
-            if next() % 4 == 0 {
+            if next().is_multiple_of(4) {
                 v.push(b'\t');
             }
             v.push(b']');

@@ -453,7 +453,7 @@ mod tests {
         let mut next = crate::test_rng::lcg(0xfa57);
         for _ in 0..if cfg!(miri) { 20 } else { 100_000 } {
             let mut b = [0u8; 70];
-            let dense = next() % 4 == 0; // mostly backslashes and quotes
+            let dense = next().is_multiple_of(4); // mostly backslashes and quotes
             for x in &mut b {
                 *x = ALPHABET[next() % if dense { 4 } else { ALPHABET.len() }];
             }
@@ -550,16 +550,16 @@ mod tests {
             let blocks = 1 + next() % if cfg!(miri) { 2 } else { 4 };
             while b.len() < p + 64 * blocks + 70 {
                 let piece = PIECES[next() % PIECES.len()];
-                let rare = round % 4 == 0 || next() % 3 == 0;
+                let rare = round % 4 == 0 || next().is_multiple_of(3);
                 if !rare && (piece.contains(&b'"') && !piece.starts_with(b"\\\"")) {
                     continue; // mostly strings that go on
                 }
-                if next() % 2 == 0 {
+                if next().is_multiple_of(2) {
                     // Place the piece to end or start at a block edge.
                     let edge = [0, 1, 62, 63][next() % 4];
                     let block = p + 64 * (1 + (b.len() - p) / 64);
                     let target = block + edge;
-                    let start = if next() % 2 == 0 {
+                    let start = if next().is_multiple_of(2) {
                         target.saturating_sub(piece.len())
                     } else {
                         target
