@@ -7,6 +7,8 @@
 
 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
 pub(crate) mod avx2;
+#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+pub(crate) mod avx512;
 pub(crate) mod runtime;
 pub(crate) mod scalar;
 pub(crate) mod skip;

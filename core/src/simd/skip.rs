@@ -609,6 +609,11 @@ mod tests {
                     let e = unsafe { super::super::avx2::skip_container(&v, start) };
                     assert_eq!(e, end, "avx2 {ctx}");
                 }
+                if super::super::avx512::is_available() {
+                    // SAFETY: AVX-512 was just detected on this CPU.
+                    let e = unsafe { super::super::avx512::skip_container(&v, start) };
+                    assert_eq!(e, end, "avx512 {ctx}");
+                }
             }
         }
     }
@@ -746,6 +751,11 @@ mod tests {
                         let c = unsafe { super::super::avx2::count_values(&v, p) };
                         assert_eq!(c, want, "avx2 {ctx}");
                     }
+                    if super::super::avx512::is_available() {
+                        // SAFETY: AVX-512 was just detected on this CPU.
+                        let c = unsafe { super::super::avx512::count_values(&v, p) };
+                        assert_eq!(c, want, "avx512 {ctx}");
+                    }
                 }
             }
         }
@@ -783,6 +793,11 @@ mod tests {
                     let e = unsafe { super::super::avx2::skip_text(&s, p) };
                     assert_eq!(e, end, "avx2 {ctx}");
                 }
+                if super::super::avx512::is_available() {
+                    // SAFETY: AVX-512 was just detected on this CPU.
+                    let e = unsafe { super::super::avx512::skip_text(&s, p) };
+                    assert_eq!(e, end, "avx512 {ctx}");
+                }
             }
         }
     }
@@ -805,6 +820,11 @@ mod tests {
                     let avx2 = unsafe { super::super::avx2::structural_masks64(&block, 0) };
                     assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
                 }
+                if super::super::avx512::is_available() {
+                    // SAFETY: 64 bytes, and AVX-512 was just detected on this CPU.
+                    let got = unsafe { super::super::avx512::structural_masks64(&block, 0) };
+                    assert_eq!(got, want, "avx512 byte {c} at {pos}");
+                }
             }
         }
     }
@@ -824,6 +844,10 @@ mod tests {
                     if super::super::avx2::is_available() {
                         // SAFETY: AVX2 was just detected on this CPU.
                         out.push(("avx2", unsafe { super::super::avx2::$walk(v, p) }));
+                    }
+                    if super::super::avx512::is_available() {
+                        // SAFETY: AVX-512 was just detected on this CPU.
+                        out.push(("avx512", unsafe { super::super::avx512::$walk(v, p) }));
                     }
                     out
                 };
@@ -969,6 +993,11 @@ mod tests {
                         let avx2 = unsafe { super::super::avx2::plain64(&buf, from) };
                         assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
                     }
+                    if super::super::avx512::is_available() {
+                        // SAFETY: `from + 64 <= 69`, and AVX-512 was just detected.
+                        let got = unsafe { super::super::avx512::plain64(&buf, from) };
+                        assert_eq!(got, want, "avx512 byte {c} at {pos}");
+                    }
                 }
             }
         }
@@ -1046,6 +1075,18 @@ mod tests {
                                             }
                                         };
                                         assert_eq!(avx2, want, "avx2 {}", ctx());
+                                    }
+                                    if super::super::avx512::is_available() {
+                                        // SAFETY: `2 <= from`, `from + n <= buf.len()`, and
+                                        // AVX-512 was just detected.
+                                        let got = unsafe {
+                                            if n == 64 {
+                                                super::super::avx512::plain_escaped64(&buf, from)
+                                            } else {
+                                                super::super::avx512::plain_escaped128(&buf, from)
+                                            }
+                                        };
+                                        assert_eq!(got, want, "avx512 {}", ctx());
                                     }
                                 }
                                 let _ = ctx;

@@ -374,6 +374,12 @@ mod tests {
                 let avx2 = unsafe { (avx2::text_flags64(b, at), avx2::text_plain64(b, at)) };
                 all.push(("avx2", avx2.0, avx2.1));
             }
+            if super::super::avx512::is_available() {
+                use super::super::avx512;
+                // SAFETY: as above, and AVX-512 was just detected on this CPU.
+                let avx512 = unsafe { (avx512::text_flags64(b, at), avx512::text_plain64(b, at)) };
+                all.push(("avx512", avx512.0, avx512.1));
+            }
         }
         all
     }
@@ -415,7 +421,7 @@ mod tests {
             for (kernel, flags, plain) in all_flags(b, at) {
                 assert_eq!(flags, want, "{kernel} flags of {:?}", &b[at - 3..at + 64]);
                 let mut want_plain = want == 0;
-                if kernel == "avx2" {
+                if kernel == "avx2" || kernel == "avx512" {
                     if !valid_before(b, at) {
                         continue; // the walk never gets here
                     }
@@ -483,6 +489,11 @@ mod tests {
                     // SAFETY: AVX2 was just detected on this CPU.
                     let got = unsafe { avx2::text(b, p) };
                     assert_eq!(got, want, "avx2, {len} bytes of {:?}", b);
+                }
+                if super::super::avx512::is_available() {
+                    // SAFETY: AVX-512 was just detected on this CPU.
+                    let got = unsafe { super::super::avx512::text(b, p) };
+                    assert_eq!(got, want, "avx512, {len} bytes of {:?}", b);
                 }
             }
         }
@@ -667,6 +678,21 @@ mod tests {
                             assert_eq!(got, want, "avx2 second check at {at} of {b:x?}");
                         }
                     }
+                    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+                    if super::super::avx512::is_available() {
+                        // SAFETY: AVX-512 was just detected on this CPU.
+                        let got = unsafe { super::super::avx512::text(&b, p) };
+                        assert_eq!(got, want, "avx512 {b:x?}");
+                        for at in [p + 64, p + 128]
+                            .into_iter()
+                            .filter(|&at| valid_before(&b, at))
+                        {
+                            // SAFETY: `at >= 3`, `at + 64 <= b.len()`, AVX-512 as above.
+                            let got = unsafe { super::super::avx512::text_utf8_whole64(&b, at) };
+                            let want = utf8_whole_by_definition(&b, at);
+                            assert_eq!(got, want, "avx512 second check at {at} of {b:x?}");
+                        }
+                    }
                 }
             }
         }
@@ -689,6 +715,11 @@ mod tests {
                     // SAFETY: 3 + 64 <= 70, and AVX2 was just detected on this CPU.
                     let avx2 = unsafe { super::super::avx2::text_masks64(&block, 3) };
                     assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
+                }
+                if super::super::avx512::is_available() {
+                    // SAFETY: 3 + 64 <= 70, and AVX-512 was just detected on this CPU.
+                    let avx512 = unsafe { super::super::avx512::text_masks64(&block, 3) };
+                    assert_eq!(avx512, want, "avx512 byte {c} at {pos}");
                 }
             }
         }
