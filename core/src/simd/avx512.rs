@@ -1,7 +1,7 @@
 //! AVX-512 kernel: sixty-four bytes per vector, compares straight into 64-bit
 //! masks, chosen at run time on Ice Lake-class CPUs and later.
 //!
-//! Only the masks of the shared walks ([`super::skip`], [`super::text`]) are
+//! Only the masks of the shared walks ([`super::skip`], [`mod@super::text`]) are
 //! new here; they have the same definitions as the AVX2 kernel's (see
 //! [`super::avx2`]), in one vector per block instead of two, and masked
 //! compares fold the ANDs of the escape rules into the compares.

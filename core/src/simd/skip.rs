@@ -19,7 +19,7 @@
 //! stepped over on one test ([`Kernel::plain`]), 128 bytes at a time while
 //! such blocks last.
 //!
-//! Each kernel (SSE2, AVX2, scalar) supplies only the masks; the walk is shared
+//! Each kernel (SSE2, AVX2, AVX-512, scalar) supplies only the masks; the walk is shared
 //! ([`skip_blocks`]) and the scalar instance (run under Miri) is tested against
 //! the SIMD ones and a byte walk.
 
@@ -40,7 +40,7 @@ pub(crate) struct Masks {
     pub commas: u64,
 }
 
-/// What a kernel (SSE2, AVX2, scalar) supplies to the shared walks
+/// What a kernel (SSE2, AVX2, AVX-512, scalar) supplies to the shared walks
 /// ([`skip_blocks`], [`count_blocks`]).
 pub(crate) struct Kernel<M, T, P, W, X> {
     /// `masks(b, at)`: the masks of `b[at..at + 64]`, called only with
@@ -830,7 +830,7 @@ mod tests {
     }
 
     /// `fn $name(v, p)`: every kernel's `$walk(v, p)` (the scalar `$scalar`, the
-    /// runtime choice, SSE2 and AVX2 where built and available) as `(name, value)`
+    /// runtime choice, SSE2, AVX2 and AVX-512 where built and available) as `(name, value)`
     /// pairs.
     macro_rules! every_kernel {
         ($(#[$doc:meta])* $name:ident, $scalar:ident, $walk:ident) => {

@@ -18,8 +18,8 @@
 //! `\"`): a fast check ([`flags_scalar`], the kernels' `text_plain64`) passes
 //! them on one mask per block, from the two bytes before each byte instead of
 //! the escape carry; only a block it flags takes the exact path above. On
-//! AVX2 a flagged block whose only flags are non-ASCII bytes passes too when
-//! they are whole valid UTF-8 characters (a vector UTF-8 check,
+//! AVX2 and AVX-512 a flagged block whose only flags are non-ASCII bytes passes
+//! too when they are whole valid UTF-8 characters (a vector UTF-8 check,
 //! `utf8_whole_scalar` its reference).
 
 use crate::parse::ops::tick;
@@ -206,7 +206,7 @@ fn escaped_after_run(b: &[u8], p: usize, at: usize) -> u64 {
 /// right after a lone backslash is escaped by it (that backslash follows no
 /// backslash, so it is unescaped). It holds nothing to validate either (every
 /// byte right after a backslash, escaped or not, is a simple letter). The AVX2
-/// kernel also passes a block whose only flags are bytes above 0x7f when they
+/// and AVX-512 kernels also pass a block whose only flags are bytes above 0x7f when they
 /// are whole valid UTF-8 characters (`utf8_whole_scalar`). A flagged block
 /// takes the exact path (the masks, [`escaped_bytes`]), which decides; its
 /// carry, lost over fast blocks, comes back from [`escaped_after_run`].
