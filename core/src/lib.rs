@@ -29,8 +29,8 @@
 //! - **Exact**: every rule of JSON-RPC 2.0 and RFC 8259 (UTF-8 included), with the
 //!   decisions of SPEC.md where the specification is silent: ids echoed byte for byte,
 //!   duplicate members refused, method names compared after unescaping.
-//! - **Fast**: one pass, SIMD string scanning (SSE2, AVX2 chosen at run time, a
-//!   scalar path everywhere), no tape, no DOM, no copy.
+//! - **Fast**: one pass, SIMD string scanning (SSE2, AVX2, AVX-512 chosen at run
+//!   time, a scalar path everywhere), no tape, no DOM, no copy.
 //! - **Bounded**: depth, batch length and message size limits; nesting never uses the
 //!   call stack; no panic on any input.
 //!
@@ -74,7 +74,8 @@ pub use parse::{
 /// Internals exposed for the benches and differential tests only; not a stable API.
 #[doc(hidden)]
 pub mod _benchable {
-    /// The string-scanning kernel chosen on this CPU (`avx2`, `sse2` or `scalar`).
+    /// The string-scanning kernel chosen on this CPU (`avx512`, `avx2`, `sse2` or
+    /// `scalar`; `avx512` runs the block walks, AVX2 the rest).
     pub fn simd_backend() -> &'static str {
         crate::simd::runtime::backend()
     }

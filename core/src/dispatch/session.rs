@@ -411,15 +411,13 @@ fn dispatch<'a, const DEFER: bool>(
             let start = out.len() - RESULT.len();
             let future = call_into::<DEFER>(router, &call, out, start);
             // Without `DEFER` there is never a future: the branch is compiled out.
-            if DEFER {
-                if let Some(future) = future {
-                    out.truncate(mark);
-                    return Dispatched::Deferred(Deferred {
-                        id: Some(r.id()),
-                        future: Some(future),
-                        outcome: None,
-                    });
-                }
+            if DEFER && let Some(future) = future {
+                out.truncate(mark);
+                return Dispatched::Deferred(Deferred {
+                    id: Some(r.id()),
+                    future: Some(future),
+                    outcome: None,
+                });
             }
             end_response(out, r.id());
             Dispatched::Wrote

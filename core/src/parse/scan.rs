@@ -2151,11 +2151,11 @@ mod text_tests {
             let target = 64 + next() % 400;
             while s.len() - start < target {
                 s.extend_from_slice(good[next() % good.len()]);
-                if round % 3 == 0 && next() % 40 == 0 {
+                if round % 3 == 0 && next().is_multiple_of(40) {
                     s.extend_from_slice(bad[next() % bad.len()]);
                 }
             }
-            if next() % 8 != 0 {
+            if !next().is_multiple_of(8) {
                 s.push(b'"');
             }
             s.extend(std::iter::repeat_n(b'x', next() % 80));
@@ -2281,7 +2281,7 @@ mod window_tests {
     /// text with escapes and UTF-8, numbers, literals, and (sometimes) whitespace.
     fn value(next: &mut impl FnMut() -> usize, depth: usize, ws: bool, out: &mut Vec<u8>) {
         let pad = |next: &mut dyn FnMut() -> usize, out: &mut Vec<u8>| {
-            if ws && next() % 4 == 0 {
+            if ws && next().is_multiple_of(4) {
                 out.extend_from_slice([&b" "[..], b"\n", b"\t ", b"\r\n  "][next() % 4]);
             }
         };
@@ -2555,7 +2555,7 @@ mod window_tests {
         };
         for &n in sizes {
             for &pattern in patterns {
-                let is_array = |i: usize| pattern >> (i % 4) & 1 == 1 || i % 7 == 0;
+                let is_array = |i: usize| pattern >> (i % 4) & 1 == 1 || i.is_multiple_of(7);
                 let mut v = Vec::new();
                 for i in 0..n {
                     v.extend_from_slice(if is_array(i) { b"[1," } else { b"{\"k\":" });

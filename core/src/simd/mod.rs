@@ -1,12 +1,16 @@
 //! String-body scanning kernels: find the next byte inside a JSON string that
 //! needs attention (`"`, `\`, a control byte below 0x20, or a non-ASCII byte).
 //!
-//! One file per backend; [`runtime`] picks one once per process and caches it.
+//! One file per backend; [`runtime`] picks one once per process and caches it
+//! (AVX-512 only supplies the masks of the 64-byte block walks, [`skip`] and
+//! [`mod@text`]; its CPUs run the AVX2 kernel for the rest).
 //! The scalar kernel is always compiled and is the reference the others are
 //! tested against, for all 256 byte values at every position.
 
 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
 pub(crate) mod avx2;
+#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+pub(crate) mod avx512;
 pub(crate) mod runtime;
 pub(crate) mod scalar;
 pub(crate) mod skip;

@@ -7,11 +7,15 @@ mod imp {
     const UNKNOWN: u8 = 0;
     const SSE2: u8 = 1;
     const AVX2: u8 = 2;
+    /// AVX-512 (Ice Lake-class and later) for the block walks, AVX2 elsewhere.
+    const AVX512: u8 = 3;
     static CHOICE: AtomicU8 = AtomicU8::new(UNKNOWN);
 
     #[cold]
     fn detect() -> u8 {
-        let c = if super::super::avx2::is_available() {
+        let c = if super::super::avx512::is_available() {
+            AVX512
+        } else if super::super::avx2::is_available() {
             AVX2
         } else {
             SSE2
@@ -44,7 +48,11 @@ mod imp {
     /// step ([`super::super::text`]).
     #[inline]
     pub(crate) fn text(bytes: &[u8], p: usize) -> super::super::text::Text {
-        if avx2() {
+        let c = choice();
+        if c == AVX512 {
+            // SAFETY: AVX-512 (and AVX2) were detected on this CPU by `detect`.
+            unsafe { super::super::avx512::text(bytes, p) }
+        } else if c == AVX2 {
             // SAFETY: AVX2 was detected on this CPU by `detect`.
             unsafe { super::super::avx2::text(bytes, p) }
         } else {
@@ -56,7 +64,11 @@ mod imp {
     /// a backslash, 64 bytes a step ([`super::super::skip::skip_text_blocks`]).
     #[inline]
     pub(crate) fn skip_text(bytes: &[u8], p: usize) -> usize {
-        if avx2() {
+        let c = choice();
+        if c == AVX512 {
+            // SAFETY: AVX-512 (and AVX2) were detected on this CPU by `detect`.
+            unsafe { super::super::avx512::skip_text(bytes, p) }
+        } else if c == AVX2 {
             // SAFETY: AVX2 was detected on this CPU by `detect`.
             unsafe { super::super::avx2::skip_text(bytes, p) }
         } else {
@@ -64,14 +76,18 @@ mod imp {
         }
     }
 
-    /// Whether the AVX2 kernels may run (detected once, then cached).
+    /// The kernel chosen for this CPU (detected once, then cached).
+    #[inline(always)]
+    fn choice() -> u8 {
+        let c = CHOICE.load(Ordering::Relaxed);
+        if c == UNKNOWN { detect() } else { c }
+    }
+
+    /// Whether the AVX2 kernels may run (detected once, then cached): also
+    /// under the AVX-512 choice, whose CPUs have AVX2.
     #[inline(always)]
     fn avx2() -> bool {
-        let mut c = CHOICE.load(Ordering::Relaxed);
-        if c == UNKNOWN {
-            c = detect();
-        }
-        c == AVX2
+        choice() >= AVX2
     }
 
     pub(crate) use super::super::sse2::{mask16, mask16_unchecked, special_mask64};
@@ -87,7 +103,11 @@ mod imp {
     /// a step ([`super::super::skip`]).
     #[inline]
     pub(crate) fn skip_container(bytes: &[u8], p: usize) -> usize {
-        if avx2() {
+        let c = choice();
+        if c == AVX512 {
+            // SAFETY: AVX-512 (and AVX2) were detected on this CPU by `detect`.
+            unsafe { super::super::avx512::skip_container(bytes, p) }
+        } else if c == AVX2 {
             // SAFETY: AVX2 was detected on this CPU by `detect`.
             unsafe { super::super::avx2::skip_container(bytes, p) }
         } else {
@@ -99,7 +119,11 @@ mod imp {
     /// `bytes[p]` is directly inside of ([`super::super::skip::count_blocks`]).
     #[inline]
     pub(crate) fn count_values(bytes: &[u8], p: usize) -> usize {
-        if avx2() {
+        let c = choice();
+        if c == AVX512 {
+            // SAFETY: AVX-512 (and AVX2) were detected on this CPU by `detect`.
+            unsafe { super::super::avx512::count_values(bytes, p) }
+        } else if c == AVX2 {
             // SAFETY: AVX2 was detected on this CPU by `detect`.
             unsafe { super::super::avx2::count_values(bytes, p) }
         } else {
@@ -120,11 +144,11 @@ mod imp {
 
     /// The name of the kernel in use, for benches and reports.
     pub(crate) fn backend() -> &'static str {
-        let mut c = CHOICE.load(Ordering::Relaxed);
-        if c == UNKNOWN {
-            c = detect();
+        match choice() {
+            AVX512 => "avx512",
+            AVX2 => "avx2",
+            _ => "sse2",
         }
-        if c == AVX2 { "avx2" } else { "sse2" }
     }
 }
 
@@ -248,6 +272,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The choice follows the CPU: AVX-512 where [`super::super::avx512`] can
+    /// run (and AVX2 then still on for the scanner's loop), else AVX2, else
+    /// SSE2.
+    #[test]
+    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+    fn backend_follows_the_cpu() {
+        let (avx512, avx2) = (
+            super::super::avx512::is_available(),
+            super::super::avx2::is_available(),
+        );
+        let want = match (avx512, avx2) {
+            (true, _) => "avx512",
+            (false, true) => "avx2",
+            _ => "sse2",
+        };
+        assert_eq!(super::backend(), want);
+        assert_eq!(super::has_avx2(), avx2);
     }
 
     fn check(buf: &[u8], from: usize) {

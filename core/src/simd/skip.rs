@@ -19,7 +19,7 @@
 //! stepped over on one test ([`Kernel::plain`]), 128 bytes at a time while
 //! such blocks last.
 //!
-//! Each kernel (SSE2, AVX2, scalar) supplies only the masks; the walk is shared
+//! Each kernel (SSE2, AVX2, AVX-512, scalar) supplies only the masks; the walk is shared
 //! ([`skip_blocks`]) and the scalar instance (run under Miri) is tested against
 //! the SIMD ones and a byte walk.
 
@@ -40,7 +40,7 @@ pub(crate) struct Masks {
     pub commas: u64,
 }
 
-/// What a kernel (SSE2, AVX2, scalar) supplies to the shared walks
+/// What a kernel (SSE2, AVX2, AVX-512, scalar) supplies to the shared walks
 /// ([`skip_blocks`], [`count_blocks`]).
 pub(crate) struct Kernel<M, T, P, W, X> {
     /// `masks(b, at)`: the masks of `b[at..at + 64]`, called only with
@@ -571,10 +571,12 @@ mod tests {
                 v.push(if obj { b'{' } else { b'[' });
                 stack.push(if obj { b'}' } else { b']' });
             };
-            open(&mut v, &mut stack, next() % 2 == 0);
+            open(&mut v, &mut stack, next().is_multiple_of(2));
             while !stack.is_empty() {
                 match next() % 8 {
-                    0 | 1 if v.len() - start < target => open(&mut v, &mut stack, next() % 2 == 0),
+                    0 | 1 if v.len() - start < target => {
+                        open(&mut v, &mut stack, next().is_multiple_of(2))
+                    }
                     2 | 3 => v.extend_from_slice(strings[next() % strings.len()]),
                     4 => v.extend_from_slice(b"12.5e3, true,\n\t"),
                     5 => v.extend_from_slice(b":,"),
@@ -606,6 +608,11 @@ mod tests {
                     // SAFETY: AVX2 was just detected on this CPU.
                     let e = unsafe { super::super::avx2::skip_container(&v, start) };
                     assert_eq!(e, end, "avx2 {ctx}");
+                }
+                if super::super::avx512::is_available() {
+                    // SAFETY: AVX-512 was just detected on this CPU.
+                    let e = unsafe { super::super::avx512::skip_container(&v, start) };
+                    assert_eq!(e, end, "avx512 {ctx}");
                 }
             }
         }
@@ -676,18 +683,18 @@ mod tests {
                 strings: &[&[u8]],
                 v: &mut Vec<u8>,
             ) {
-                if depth > 5 || next() % 3 != 0 {
+                if depth > 5 || !next().is_multiple_of(3) {
                     v.extend_from_slice(strings[next() % strings.len()]);
                     return;
                 }
-                let obj = next() % 2 == 0;
+                let obj = next().is_multiple_of(2);
                 v.push(if obj { b'{' } else { b'[' });
                 let n = next() % 7;
                 for i in 0..n {
                     if i > 0 {
                         v.push(b',');
                     }
-                    if next() % 5 == 0 {
+                    if next().is_multiple_of(5) {
                         v.extend_from_slice(b" \n");
                     }
                     if obj {
@@ -697,18 +704,18 @@ mod tests {
                 }
                 v.push(if obj { b'}' } else { b']' });
             }
-            v.push(if next() % 2 == 0 { b'{' } else { b'[' });
+            v.push(if next().is_multiple_of(2) { b'{' } else { b'[' });
             let n = next() % 12;
             for i in 0..n {
                 if i > 0 {
                     v.push(b',');
                 }
-                if next() % 4 == 0 {
+                if next().is_multiple_of(4) {
                     v.push(b' ');
                 }
                 value(&mut next, 1, &strings, &mut v);
             }
-            if next() % 4 == 0 {
+            if next().is_multiple_of(4) {
                 v.push(b'\t');
             }
             v.push(b']');
@@ -743,6 +750,11 @@ mod tests {
                         // SAFETY: AVX2 was just detected on this CPU.
                         let c = unsafe { super::super::avx2::count_values(&v, p) };
                         assert_eq!(c, want, "avx2 {ctx}");
+                    }
+                    if super::super::avx512::is_available() {
+                        // SAFETY: AVX-512 was just detected on this CPU.
+                        let c = unsafe { super::super::avx512::count_values(&v, p) };
+                        assert_eq!(c, want, "avx512 {ctx}");
                     }
                 }
             }
@@ -781,6 +793,11 @@ mod tests {
                     let e = unsafe { super::super::avx2::skip_text(&s, p) };
                     assert_eq!(e, end, "avx2 {ctx}");
                 }
+                if super::super::avx512::is_available() {
+                    // SAFETY: AVX-512 was just detected on this CPU.
+                    let e = unsafe { super::super::avx512::skip_text(&s, p) };
+                    assert_eq!(e, end, "avx512 {ctx}");
+                }
             }
         }
     }
@@ -803,12 +820,17 @@ mod tests {
                     let avx2 = unsafe { super::super::avx2::structural_masks64(&block, 0) };
                     assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
                 }
+                if super::super::avx512::is_available() {
+                    // SAFETY: 64 bytes, and AVX-512 was just detected on this CPU.
+                    let got = unsafe { super::super::avx512::structural_masks64(&block, 0) };
+                    assert_eq!(got, want, "avx512 byte {c} at {pos}");
+                }
             }
         }
     }
 
     /// `fn $name(v, p)`: every kernel's `$walk(v, p)` (the scalar `$scalar`, the
-    /// runtime choice, SSE2 and AVX2 where built and available) as `(name, value)`
+    /// runtime choice, SSE2, AVX2 and AVX-512 where built and available) as `(name, value)`
     /// pairs.
     macro_rules! every_kernel {
         ($(#[$doc:meta])* $name:ident, $scalar:ident, $walk:ident) => {
@@ -822,6 +844,10 @@ mod tests {
                     if super::super::avx2::is_available() {
                         // SAFETY: AVX2 was just detected on this CPU.
                         out.push(("avx2", unsafe { super::super::avx2::$walk(v, p) }));
+                    }
+                    if super::super::avx512::is_available() {
+                        // SAFETY: AVX-512 was just detected on this CPU.
+                        out.push(("avx512", unsafe { super::super::avx512::$walk(v, p) }));
                     }
                     out
                 };
@@ -967,6 +993,11 @@ mod tests {
                         let avx2 = unsafe { super::super::avx2::plain64(&buf, from) };
                         assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
                     }
+                    if super::super::avx512::is_available() {
+                        // SAFETY: `from + 64 <= 69`, and AVX-512 was just detected.
+                        let got = unsafe { super::super::avx512::plain64(&buf, from) };
+                        assert_eq!(got, want, "avx512 byte {c} at {pos}");
+                    }
                 }
             }
         }
@@ -1044,6 +1075,18 @@ mod tests {
                                             }
                                         };
                                         assert_eq!(avx2, want, "avx2 {}", ctx());
+                                    }
+                                    if super::super::avx512::is_available() {
+                                        // SAFETY: `2 <= from`, `from + n <= buf.len()`, and
+                                        // AVX-512 was just detected.
+                                        let got = unsafe {
+                                            if n == 64 {
+                                                super::super::avx512::plain_escaped64(&buf, from)
+                                            } else {
+                                                super::super::avx512::plain_escaped128(&buf, from)
+                                            }
+                                        };
+                                        assert_eq!(got, want, "avx512 {}", ctx());
                                     }
                                 }
                                 let _ = ctx;

@@ -18,8 +18,8 @@
 //! `\"`): a fast check ([`flags_scalar`], the kernels' `text_plain64`) passes
 //! them on one mask per block, from the two bytes before each byte instead of
 //! the escape carry; only a block it flags takes the exact path above. On
-//! AVX2 a flagged block whose only flags are non-ASCII bytes passes too when
-//! they are whole valid UTF-8 characters (a vector UTF-8 check,
+//! AVX2 and AVX-512 a flagged block whose only flags are non-ASCII bytes passes
+//! too when they are whole valid UTF-8 characters (a vector UTF-8 check,
 //! `utf8_whole_scalar` its reference).
 
 use crate::parse::ops::tick;
@@ -206,7 +206,7 @@ fn escaped_after_run(b: &[u8], p: usize, at: usize) -> u64 {
 /// right after a lone backslash is escaped by it (that backslash follows no
 /// backslash, so it is unescaped). It holds nothing to validate either (every
 /// byte right after a backslash, escaped or not, is a simple letter). The AVX2
-/// kernel also passes a block whose only flags are bytes above 0x7f when they
+/// and AVX-512 kernels also pass a block whose only flags are bytes above 0x7f when they
 /// are whole valid UTF-8 characters (`utf8_whole_scalar`). A flagged block
 /// takes the exact path (the masks, [`escaped_bytes`]), which decides; its
 /// carry, lost over fast blocks, comes back from [`escaped_after_run`].
@@ -374,6 +374,12 @@ mod tests {
                 let avx2 = unsafe { (avx2::text_flags64(b, at), avx2::text_plain64(b, at)) };
                 all.push(("avx2", avx2.0, avx2.1));
             }
+            if super::super::avx512::is_available() {
+                use super::super::avx512;
+                // SAFETY: as above, and AVX-512 was just detected on this CPU.
+                let avx512 = unsafe { (avx512::text_flags64(b, at), avx512::text_plain64(b, at)) };
+                all.push(("avx512", avx512.0, avx512.1));
+            }
         }
         all
     }
@@ -415,7 +421,7 @@ mod tests {
             for (kernel, flags, plain) in all_flags(b, at) {
                 assert_eq!(flags, want, "{kernel} flags of {:?}", &b[at - 3..at + 64]);
                 let mut want_plain = want == 0;
-                if kernel == "avx2" {
+                if kernel == "avx2" || kernel == "avx512" {
                     if !valid_before(b, at) {
                         continue; // the walk never gets here
                     }
@@ -453,7 +459,7 @@ mod tests {
         let mut next = crate::test_rng::lcg(0xfa57);
         for _ in 0..if cfg!(miri) { 20 } else { 100_000 } {
             let mut b = [0u8; 70];
-            let dense = next() % 4 == 0; // mostly backslashes and quotes
+            let dense = next().is_multiple_of(4); // mostly backslashes and quotes
             for x in &mut b {
                 *x = ALPHABET[next() % if dense { 4 } else { ALPHABET.len() }];
             }
@@ -483,6 +489,11 @@ mod tests {
                     // SAFETY: AVX2 was just detected on this CPU.
                     let got = unsafe { avx2::text(b, p) };
                     assert_eq!(got, want, "avx2, {len} bytes of {:?}", b);
+                }
+                if super::super::avx512::is_available() {
+                    // SAFETY: AVX-512 was just detected on this CPU.
+                    let got = unsafe { super::super::avx512::text(b, p) };
+                    assert_eq!(got, want, "avx512, {len} bytes of {:?}", b);
                 }
             }
         }
@@ -550,16 +561,16 @@ mod tests {
             let blocks = 1 + next() % if cfg!(miri) { 2 } else { 4 };
             while b.len() < p + 64 * blocks + 70 {
                 let piece = PIECES[next() % PIECES.len()];
-                let rare = round % 4 == 0 || next() % 3 == 0;
+                let rare = round % 4 == 0 || next().is_multiple_of(3);
                 if !rare && (piece.contains(&b'"') && !piece.starts_with(b"\\\"")) {
                     continue; // mostly strings that go on
                 }
-                if next() % 2 == 0 {
+                if next().is_multiple_of(2) {
                     // Place the piece to end or start at a block edge.
                     let edge = [0, 1, 62, 63][next() % 4];
                     let block = p + 64 * (1 + (b.len() - p) / 64);
                     let target = block + edge;
-                    let start = if next() % 2 == 0 {
+                    let start = if next().is_multiple_of(2) {
                         target.saturating_sub(piece.len())
                     } else {
                         target
@@ -667,6 +678,21 @@ mod tests {
                             assert_eq!(got, want, "avx2 second check at {at} of {b:x?}");
                         }
                     }
+                    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+                    if super::super::avx512::is_available() {
+                        // SAFETY: AVX-512 was just detected on this CPU.
+                        let got = unsafe { super::super::avx512::text(&b, p) };
+                        assert_eq!(got, want, "avx512 {b:x?}");
+                        for at in [p + 64, p + 128]
+                            .into_iter()
+                            .filter(|&at| valid_before(&b, at))
+                        {
+                            // SAFETY: `at >= 3`, `at + 64 <= b.len()`, AVX-512 as above.
+                            let got = unsafe { super::super::avx512::text_utf8_whole64(&b, at) };
+                            let want = utf8_whole_by_definition(&b, at);
+                            assert_eq!(got, want, "avx512 second check at {at} of {b:x?}");
+                        }
+                    }
                 }
             }
         }
@@ -689,6 +715,11 @@ mod tests {
                     // SAFETY: 3 + 64 <= 70, and AVX2 was just detected on this CPU.
                     let avx2 = unsafe { super::super::avx2::text_masks64(&block, 3) };
                     assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
+                }
+                if super::super::avx512::is_available() {
+                    // SAFETY: 3 + 64 <= 70, and AVX-512 was just detected on this CPU.
+                    let avx512 = unsafe { super::super::avx512::text_masks64(&block, 3) };
+                    assert_eq!(avx512, want, "avx512 byte {c} at {pos}");
                 }
             }
         }
