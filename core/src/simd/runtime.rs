@@ -45,7 +45,7 @@ mod imp {
     }
 
     /// Validates a long string body from the backslash at `bytes[p]`, 64 bytes a
-    /// step ([`super::super::text`]).
+    /// step ([`mod@super::super::text`]).
     #[inline]
     pub(crate) fn text(bytes: &[u8], p: usize) -> super::super::text::Text {
         let c = choice();
@@ -254,7 +254,7 @@ mod tests {
             &[1, 5, 7, 8, 9, 15, 16, 17, 24, 31, 33, 47, 70, 100]
         };
         let all: Vec<u8> = (0..=255u8).collect();
-        let some = [0x00, 0x1f, 0x20, b'"', b'\\', b'a', 0x7f, 0x80, 0xc3, 0xff];
+        let some = [0x00, 0x1f, 0x20, b'"', b'\\', 0x7f, 0x80];
         let bytes: &[u8] = if cfg!(miri) { &some } else { &all };
         for &len in lens {
             for &b in bytes {
@@ -265,7 +265,13 @@ mod tests {
                             buf[0] = b'"'; // special, but before most `from`s
                         }
                         buf[pos] = b;
-                        for from in [0, 1, 3, pos.saturating_sub(1), pos, len - 1] {
+                        // Under Miri: from the start, at the byte, at the last.
+                        let froms = if cfg!(miri) {
+                            vec![0, pos, len - 1]
+                        } else {
+                            vec![0, 1, 3, pos.saturating_sub(1), pos, len - 1]
+                        };
+                        for from in froms {
                             check(&buf, from.min(len));
                         }
                     }

@@ -66,20 +66,19 @@ pub(crate) struct Kernel<M, T, P, W, X> {
 /// The bytes of a 64-byte block that are escaped (the byte after an odd-length
 /// run of backslashes), given its backslash mask and `carry` (1 when the previous
 /// block ended in an odd run, so this block's first byte is escaped); updates
-/// `carry` for the next block. Branch-free (simdjson's method): an odd run starting
-/// on an even bit ends one past an odd bit, and one starting on an odd bit ends
-/// one past an even bit; adding the run starts to the mask carries each run to its
-/// end.
+/// `carry` for the next block. Branch-free (simdjson's later method): an
+/// odd-bits mask minus the backslashes (shifted onto the bytes they may escape)
+/// flips exactly at the ends of runs that start on an even bit; XOR-ing the odd
+/// bits back leaves the escaping backslashes and the bytes they escape, and
+/// XOR-ing the backslashes out leaves the escaped bytes.
 #[inline(always)]
 pub(crate) fn escaped_bytes(backslashes: u64, carry: &mut u64) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let backslashes = backslashes & !*carry; // an escaped backslash escapes nothing
-    let follows_escape = (backslashes << 1) | *carry;
-    let odd_starts = backslashes & !EVEN & !follows_escape;
-    let (even_runs, overflow) = odd_starts.overflowing_add(backslashes);
-    *carry = u64::from(overflow);
-    let invert = even_runs << 1;
-    (EVEN ^ invert) & follows_escape
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    let potential = backslashes & !*carry; // an escaped backslash escapes nothing
+    let escape_and_escaped = ((potential << 1) | ODD).wrapping_sub(potential) ^ ODD;
+    let escaped = escape_and_escaped ^ (backslashes | *carry);
+    *carry = (escape_and_escaped & backslashes) >> 63;
+    escaped
 }
 
 /// Bit i of the result is the XOR of bits 0..=i of `x`: with `x` the unescaped
@@ -333,15 +332,13 @@ struct Walk {
 impl Walk {
     /// The block's quotes that are not escaped, updating the escape carry; the
     /// escape masks are skipped when no backslash is in play (most blocks of
-    /// dense JSON), and otherwise come from the string validation's
-    /// [`super::text::escaped_bytes`] (the same masks as [`escaped_bytes`], in
-    /// fewer steps).
+    /// dense JSON), and otherwise come from [`escaped_bytes`].
     #[inline(always)]
     fn unescaped(&mut self, m: Masks) -> u64 {
         if m.backslashes | self.carry == 0 {
             return m.quotes;
         }
-        m.quotes & !super::text::escaped_bytes(m.backslashes, &mut self.carry)
+        m.quotes & !escaped_bytes(m.backslashes, &mut self.carry)
     }
 
     /// Takes one block of [`count_blocks`] (its quotes the unescaped ones): adds
@@ -673,7 +670,7 @@ mod tests {
             b"\"\"",
             b"12.5e3",
         ];
-        let rounds = if cfg!(miri) { 30 } else { 2000 };
+        let rounds = if cfg!(miri) { 10 } else { 2000 };
         for _ in 0..rounds {
             let mut v = vec![b' '; next() % 70];
             let start = v.len();
@@ -742,7 +739,10 @@ mod tests {
                 let want = count_walk(&v, p);
                 let ctx = String::from_utf8_lossy(&v).into_owned();
                 assert_eq!(count_values_scalar(&v, p), want, "scalar {p} {ctx}");
-                assert_eq!(super::super::count_values(&v, p), want, "runtime {p} {ctx}");
+                // (Under Miri the runtime's kernel is the scalar one just checked.)
+                if !cfg!(miri) {
+                    assert_eq!(super::super::count_values(&v, p), want, "runtime {p} {ctx}");
+                }
                 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
                 {
                     assert_eq!(super::super::sse2::count_values(&v, p), want, "sse2 {ctx}");
@@ -888,7 +888,7 @@ mod tests {
         } else {
             (&(0..=70).collect::<Vec<_>>(), 150)
         };
-        let step = if cfg!(miri) { 23 } else { 1 };
+        let step = if cfg!(miri) { 37 } else { 1 };
         for (&run, pre) in runs.iter().flat_map(|r| [(r, 0), (r, 140)]) {
             for lead in (0..leads).step_by(step) {
                 for kind in 0..3 {
@@ -1192,6 +1192,45 @@ mod tests {
             // SAFETY: PCLMULQDQ is part of `is_available`, just checked.
             let got = unsafe { super::super::avx2::prefix_xor_clmul(x) };
             assert_eq!(got, prefix_xor(x), "{x:#x}");
+        }
+    }
+
+    /// [`super::escaped_bytes`] marks exactly the bytes after an odd run of
+    /// backslashes (the carry counting as one more before bit 0), and carries
+    /// out whether the block ends in such a run, on random and run-heavy
+    /// backslash masks, with both carries.
+    #[test]
+    fn escaped_bytes_by_definition() {
+        let mut next = crate::test_rng::lcg(0xe5c_u64);
+        let rounds = if cfg!(miri) { 200 } else { 200_000 };
+        for round in 0..rounds {
+            let r = (next() as u64) << 33 ^ (next() as u64) << 2 ^ next() as u64;
+            let backslashes = match round % 3 {
+                0 => r,
+                1 => r | r << 1 | r << 2,
+                _ => !r & (r >> 1 | 1 << 63),
+            };
+            for carry in [0, 1] {
+                // The byte walk: `run` is the backslash run before bit i.
+                let (mut want, mut run) = (0u64, carry);
+                for i in 0..64 {
+                    if run % 2 == 1 {
+                        want |= 1 << i;
+                        run = 0; // an escaped byte, even a backslash, ends the run
+                    } else if backslashes >> i & 1 == 1 {
+                        run += 1;
+                    } else {
+                        run = 0;
+                    }
+                }
+                let mut c = carry;
+                let got = super::escaped_bytes(backslashes, &mut c);
+                assert_eq!(
+                    (got, c),
+                    (want, run % 2),
+                    "{backslashes:#066b} carry {carry}"
+                );
+            }
         }
     }
 
