@@ -311,6 +311,15 @@ pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
 /// `from - 1`, `from - 2`), in two parts: the quotes and escape letters, and
 /// the bytes below 0x20 or above 0x7f.
 ///
+/// The escapes as in the AVX-512 kernel, in nine operations with the special
+/// compare (the loads at `from - 1` and `from - 2` folded into their
+/// compares): `Q` the quotes, `B1` and `B2` the bytes right after and two after
+/// a backslash, `G` = `B1` and not a simple letter (`"` and `b` not counted as
+/// simple) ; the flags are `(Q ^ G) | (Q & B2)`. A quote after no backslash
+/// is in `Q ^ G`, one after a lone backslash is in both `Q` and `G` (so in
+/// neither term: escaped), one after two backslashes is in `Q & B2`; any other
+/// byte is in `G` alone.
+///
 /// # Safety
 /// - `from >= 2` and `from + 32 <= bytes.len()`;
 /// - the CPU must support AVX2 ([`is_available`] returned `true`).
@@ -329,15 +338,22 @@ unsafe fn text_flag_parts32(bytes: &[u8], from: usize) -> (__m256i, __m256i) {
         )
     };
     let bslash = _mm256_set1_epi8(b'\\' as i8);
-    let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
-    let after_bs = _mm256_cmpeq_epi8(v1, bslash);
-    // Right after a lone backslash: certainly escaped.
-    let after_lone = _mm256_andnot_si256(_mm256_cmpeq_epi8(v2, bslash), after_bs);
-    // Signed: 0x20 > v holds for control bytes and for every byte >= 0x80.
-    let special = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v);
+    // The compares' lanes [`opaque`]: LLVM would otherwise do the logic below
+    // on booleans and, to test or mask them, shift their lowest bits up (three
+    // operations more for the fast check).
+    // SAFETY: AVX2 is the caller's guarantee.
+    let (quote, after_bs, two_after_bs, special) = unsafe {
+        (
+            opaque(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8))),
+            opaque(_mm256_cmpeq_epi8(v1, bslash)),
+            opaque(_mm256_cmpeq_epi8(v2, bslash)),
+            // Signed: 0x20 > v holds for control bytes and for every byte >= 0x80.
+            opaque(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v)),
+        )
+    };
     // The simple escape letters but `b` (flagged: rare in text, and the exact
-    // path takes it) by their low nibble: one per nibble in a table (`r` for 2,
-    // `"` apart), the byte equal to its entry; other entries 0x80 equal no
+    // path takes it) and `"` (taken apart) by their low nibble: one per nibble
+    // in a table, the byte equal to its entry; other entries 0x80 equal no
     // byte that looks them up (`vpshufb` gives 0 for bytes >= 0x80).
     #[rustfmt::skip]
     let letters = _mm256_setr_epi8(
@@ -346,10 +362,17 @@ unsafe fn text_flag_parts32(bytes: &[u8], from: usize) -> (__m256i, __m256i) {
         -128, -128, b'r' as i8, -128, b't' as i8, -128, b'f' as i8, -128,
         -128, -128, -128, -128, b'\\' as i8, -128, b'n' as i8, b'/' as i8,
     );
-    let simple = _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(letters, v), v), quote);
+    // SAFETY: as above.
+    // The table [`opaque`] too: no longer a constant LLVM reloads from memory
+    // in every step (rather than keep it in a register), but a value it keeps.
+    let simple = unsafe {
+        let letters = opaque(letters);
+        opaque(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(letters, v), v))
+    };
+    let bad_letters = _mm256_andnot_si256(simple, after_bs);
     let escapes = _mm256_or_si256(
-        _mm256_andnot_si256(after_lone, quote),
-        _mm256_andnot_si256(simple, after_bs),
+        _mm256_xor_si256(quote, bad_letters),
+        _mm256_and_si256(quote, two_after_bs),
     );
     (escapes, special)
 }
@@ -396,11 +419,29 @@ pub(crate) unsafe fn text_plain64(bytes: &[u8], from: usize) -> bool {
         )
     };
     let flags = _mm256_or_si256(_mm256_or_si256(lo.0, lo.1), _mm256_or_si256(hi.0, hi.1));
-    if _mm256_movemask_epi8(flags) == 0 {
+    // `vptest` rather than a mask: no `vpmovmskb` and `test`.
+    if _mm256_testz_si256(flags, flags) == 1 {
         return true;
     }
     // SAFETY: the caller's guarantees.
     unsafe { text_utf8_whole64(bytes, from) }
+}
+
+/// `x` as it is, out of the optimizer's sight: lanes LLVM no longer knows to
+/// be compare results (all ones or all zeros), so that it keeps the code as
+/// written.
+///
+/// # Safety
+/// - The CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn opaque(mut x: __m256i) -> __m256i {
+    // SAFETY: an empty template: no instruction, no memory, no flags; `x`
+    // goes in and out of a vector register unchanged.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(ymm_reg) x, options(pure, nomem, nostack, preserves_flags));
+    }
+    x
 }
 
 /// A 16-entry table for `vpshufb`, in both 128-bit lanes.
@@ -544,10 +585,15 @@ unsafe fn text_bad32(bytes: &[u8], from: usize) -> __m256i {
 /// first lanes check a character begun before `from`), none cut at the end.
 ///
 /// # Safety
+/// Out of line: the fast check's loop then keeps its constants in registers
+/// and reads the bytes before each block straight into its compares (inlined,
+/// this shares those loads, and the registers, with the fast check).
+///
+/// # Safety
 /// - `from >= 3` and `from + 64 <= bytes.len()`;
 /// - the CPU must support AVX2 ([`is_available`] returned `true`).
 #[target_feature(enable = "avx2")]
-#[inline]
+#[inline(never)]
 pub(crate) unsafe fn text_utf8_whole64(bytes: &[u8], from: usize) -> bool {
     debug_assert!(from >= 3 && from + 64 <= bytes.len());
     // SAFETY: `from + 32 >= from >= 3`, `from + 32 + 32 <= bytes.len()` and AVX2
