@@ -306,17 +306,63 @@ pub(crate) unsafe fn text_masks64(bytes: &[u8], from: usize) -> TextMasks {
     m
 }
 
+/// The constants of [`text_flag_parts32`]: `"`, `\\` and 0x20 in every lane,
+/// and the simple escape letters but `b` (flagged: rare in text, and the exact
+/// path takes it) and `"` (taken apart) by their low nibble: one per nibble in
+/// a table, the byte equal to its entry; other entries 0x80 equal no byte that
+/// looks them up (`vpshufb` gives 0 for bytes >= 0x80).
+#[derive(Clone, Copy)]
+struct FlagConsts([__m256i; 4]);
+
+impl FlagConsts {
+    /// The constants, [`opaque`]: values LLVM keeps in registers over a loop,
+    /// not constants it reloads from memory in every step (its choice for
+    /// constants in a loop that also calls out).
+    ///
+    /// # Safety
+    /// - The CPU must support AVX2 ([`is_available`] returned `true`).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn new() -> Self {
+        #[rustfmt::skip]
+        let letters = _mm256_setr_epi8(
+            -128, -128, b'r' as i8, -128, b't' as i8, -128, b'f' as i8, -128,
+            -128, -128, -128, -128, b'\\' as i8, -128, b'n' as i8, b'/' as i8,
+            -128, -128, b'r' as i8, -128, b't' as i8, -128, b'f' as i8, -128,
+            -128, -128, -128, -128, b'\\' as i8, -128, b'n' as i8, b'/' as i8,
+        );
+        // SAFETY: AVX2 is the caller's guarantee.
+        unsafe {
+            Self([
+                opaque(_mm256_set1_epi8(b'"' as i8)),
+                opaque(_mm256_set1_epi8(b'\\' as i8)),
+                opaque(_mm256_set1_epi8(0x20)),
+                opaque(letters),
+            ])
+        }
+    }
+}
+
 /// The fast check's flag lanes of `bytes[from..from + 32]` (0xff = flagged,
 /// [`super::text::flags_scalar`]), from three overlapping loads (at `from`,
 /// `from - 1`, `from - 2`), in two parts: the quotes and escape letters, and
 /// the bytes below 0x20 or above 0x7f.
+///
+/// The escapes as in the AVX-512 kernel, in nine operations with the special
+/// compare (the loads at `from - 1` and `from - 2` folded into their
+/// compares): `Q` the quotes, `B1` and `B2` the bytes right after and two after
+/// a backslash, `G` = `B1` and not a simple letter (`"` and `b` not counted as
+/// simple); the flags are `(Q ^ G) | (Q & B2)`. A quote after no backslash
+/// is in `Q ^ G`, one after a lone backslash is in both `Q` and `G` (so in
+/// neither term: escaped), one after two backslashes is in `Q & B2`; any other
+/// byte is in `G` alone.
 ///
 /// # Safety
 /// - `from >= 2` and `from + 32 <= bytes.len()`;
 /// - the CPU must support AVX2 ([`is_available`] returned `true`).
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn text_flag_parts32(bytes: &[u8], from: usize) -> (__m256i, __m256i) {
+unsafe fn text_flag_parts32(bytes: &[u8], from: usize, k: FlagConsts) -> (__m256i, __m256i) {
     debug_assert!(from >= 2 && from + 32 <= bytes.len());
     // SAFETY: `from - 2 >= 0` and `from + 32 <= bytes.len()` (the caller's
     // guarantee), so the three unaligned 32-byte loads stay inside `bytes`.
@@ -328,28 +374,25 @@ unsafe fn text_flag_parts32(bytes: &[u8], from: usize) -> (__m256i, __m256i) {
             _mm256_loadu_si256(p.sub(2) as *const __m256i),
         )
     };
-    let bslash = _mm256_set1_epi8(b'\\' as i8);
-    let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
-    let after_bs = _mm256_cmpeq_epi8(v1, bslash);
-    // Right after a lone backslash: certainly escaped.
-    let after_lone = _mm256_andnot_si256(_mm256_cmpeq_epi8(v2, bslash), after_bs);
-    // Signed: 0x20 > v holds for control bytes and for every byte >= 0x80.
-    let special = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v);
-    // The simple escape letters but `b` (flagged: rare in text, and the exact
-    // path takes it) by their low nibble: one per nibble in a table (`r` for 2,
-    // `"` apart), the byte equal to its entry; other entries 0x80 equal no
-    // byte that looks them up (`vpshufb` gives 0 for bytes >= 0x80).
-    #[rustfmt::skip]
-    let letters = _mm256_setr_epi8(
-        -128, -128, b'r' as i8, -128, b't' as i8, -128, b'f' as i8, -128,
-        -128, -128, -128, -128, b'\\' as i8, -128, b'n' as i8, b'/' as i8,
-        -128, -128, b'r' as i8, -128, b't' as i8, -128, b'f' as i8, -128,
-        -128, -128, -128, -128, b'\\' as i8, -128, b'n' as i8, b'/' as i8,
-    );
-    let simple = _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(letters, v), v), quote);
+    let [quote, bslash, limit, letters] = k.0;
+    // The compares' lanes [`opaque`]: LLVM would otherwise do the logic below
+    // on booleans and, to test or mask them, shift their lowest bits up (three
+    // operations more for the fast check).
+    // SAFETY: AVX2 is the caller's guarantee.
+    let (quote, after_bs, two_after_bs, special, simple) = unsafe {
+        (
+            opaque(_mm256_cmpeq_epi8(v, quote)),
+            opaque(_mm256_cmpeq_epi8(v1, bslash)),
+            opaque(_mm256_cmpeq_epi8(v2, bslash)),
+            // Signed: 0x20 > v holds for control bytes and for every byte >= 0x80.
+            opaque(_mm256_cmpgt_epi8(limit, v)),
+            opaque(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(letters, v), v)),
+        )
+    };
+    let bad_letters = _mm256_andnot_si256(simple, after_bs);
     let escapes = _mm256_or_si256(
-        _mm256_andnot_si256(after_lone, quote),
-        _mm256_andnot_si256(simple, after_bs),
+        _mm256_xor_si256(quote, bad_letters),
+        _mm256_and_si256(quote, two_after_bs),
     );
     (escapes, special)
 }
@@ -367,40 +410,135 @@ pub(crate) unsafe fn text_flags64(bytes: &[u8], from: usize) -> u64 {
     // SAFETY: `from >= 2`, `from + 32 + 32 <= bytes.len()` and AVX2 are the
     // caller's guarantees.
     let (lo, hi) = unsafe {
+        let k = FlagConsts::new();
         (
-            text_flag_parts32(bytes, from),
-            text_flag_parts32(bytes, from + 32),
+            text_flag_parts32(bytes, from, k),
+            text_flag_parts32(bytes, from + 32, k),
         )
     };
     let (lo, hi) = (_mm256_or_si256(lo.0, lo.1), _mm256_or_si256(hi.0, hi.1));
     u64::from(_mm256_movemask_epi8(lo) as u32) | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
 }
 
+/// The fast check's flag lanes of `bytes[from..from + 64]`, OR-ed over its
+/// two halves (all zero: nothing flagged, [`super::text::flags_scalar`]).
+///
+/// # Safety
+/// - `from >= 2` and `from + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn text_flag_lanes64(bytes: &[u8], from: usize, k: FlagConsts) -> __m256i {
+    // SAFETY: `from >= 2`, `from + 32 + 32 <= bytes.len()` and AVX2 are the
+    // caller's guarantees.
+    let (lo, hi) = unsafe {
+        (
+            text_flag_parts32(bytes, from, k),
+            text_flag_parts32(bytes, from + 32, k),
+        )
+    };
+    _mm256_or_si256(_mm256_or_si256(lo.0, lo.1), _mm256_or_si256(hi.0, hi.1))
+}
+
+/// Whether no lane is set (`vptest`: no `vpmovmskb` and `test`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn none(x: __m256i) -> bool {
+    _mm256_testz_si256(x, x) == 1
+}
+
 /// Whether the block walk may pass `bytes[from..from + 64]` without its exact
-/// path: the fast check flags nothing ([`super::text::flags_scalar`]: two
-/// 32-byte checks, one mask), or it flags only bytes above 0x7f and these are
-/// whole valid UTF-8 characters ([`text_utf8_whole64`]).
+/// path (for the tests; the walk takes [`text_pass`], which decides the same
+/// block by block): the fast check flags nothing ([`super::text::flags_scalar`]: two
+/// 32-byte checks, one `vptest`), or it flags only bytes above 0x7f and these
+/// are whole valid UTF-8 characters ([`text_utf8_whole64`]).
 ///
 /// # Safety
 /// - `from >= 3` and `from + 64 <= bytes.len()`;
 /// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[cfg(test)]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn text_plain64(bytes: &[u8], from: usize) -> bool {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        none(text_flag_lanes64(bytes, from, FlagConsts::new())) || text_utf8_whole64(bytes, from)
+    }
+}
+
+/// The first block from `at` (`at`, `at + 64`, ...) past `last` or flagged by
+/// the fast check; 128 bytes a step (one `vptest`, one branch) while two
+/// blocks are left, then a block. Out of line and calling nothing: its loop
+/// keeps the constants in registers (LLVM reloads them in every step of a
+/// loop that also calls out).
+///
+/// # Safety
+/// - `at >= 2` and `last + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn text_clean_run(bytes: &[u8], mut at: usize, last: usize) -> usize {
+    debug_assert!(at >= 2 && last + 64 <= bytes.len());
+    // SAFETY: AVX2 is the caller's guarantee.
+    let k = unsafe { FlagConsts::new() };
+    while at + 64 <= last {
+        // SAFETY: `at >= 2`, and both blocks start at most at `last`, so they
+        // end inside `bytes`; AVX2 is the caller's guarantee.
+        let (lo, hi) = unsafe {
+            (
+                text_flag_lanes64(bytes, at, k),
+                text_flag_lanes64(bytes, at + 64, k),
+            )
+        };
+        if !none(_mm256_or_si256(lo, hi)) {
+            return if none(lo) { at + 64 } else { at };
+        }
+        at += 128;
+    }
+    // SAFETY: as above, for the block at `at <= last`.
+    if at <= last && none(unsafe { text_flag_lanes64(bytes, at, k) }) {
+        at += 64;
+    }
+    at
+}
+
+/// The fast check of the block walk ([`text_blocks`]' `pass`): the first block
+/// from `at` (`at`, `at + 64`, ...) past `last` or not passed by
+/// [`text_plain64`] ([`text_clean_run`], then [`text_utf8_whole64`] on the
+/// block it stops at).
+///
+/// # Safety
+/// - `at >= 3` and `last + 64 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) unsafe fn text_plain64(bytes: &[u8], from: usize) -> bool {
-    // SAFETY: `from >= 3`, `from + 32 + 32 <= bytes.len()` and AVX2 are the
-    // caller's guarantees.
-    let (lo, hi) = unsafe {
-        (
-            text_flag_parts32(bytes, from),
-            text_flag_parts32(bytes, from + 32),
-        )
-    };
-    let flags = _mm256_or_si256(_mm256_or_si256(lo.0, lo.1), _mm256_or_si256(hi.0, hi.1));
-    if _mm256_movemask_epi8(flags) == 0 {
-        return true;
+unsafe fn text_pass(bytes: &[u8], mut at: usize, last: usize) -> usize {
+    loop {
+        // SAFETY: the caller's guarantees.
+        at = unsafe { text_clean_run(bytes, at, last) };
+        // SAFETY: `at >= 3`, the block at `at <= last` ends inside `bytes`,
+        // AVX2 is the caller's guarantee.
+        if at > last || !unsafe { text_utf8_whole64(bytes, at) } {
+            return at;
+        }
+        at += 64;
     }
-    // SAFETY: the caller's guarantees.
-    unsafe { text_utf8_whole64(bytes, from) }
+}
+
+/// `x` as it is, out of the optimizer's sight: lanes LLVM no longer knows to
+/// be compare results (all ones or all zeros), so that it keeps the code as
+/// written.
+///
+/// # Safety
+/// - The CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn opaque(mut x: __m256i) -> __m256i {
+    // SAFETY: an empty template: no instruction, no memory, no flags; `x`
+    // goes in and out of a vector register unchanged.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(ymm_reg) x, options(pure, nomem, nostack, preserves_flags));
+    }
+    x
 }
 
 /// A 16-entry table for `vpshufb`, in both 128-bit lanes.
@@ -529,8 +667,12 @@ unsafe fn utf8_errors32(bytes: &[u8], from: usize) -> __m256i {
 unsafe fn text_bad32(bytes: &[u8], from: usize) -> __m256i {
     // SAFETY: the caller's guarantees (`from >= 3`, `from + 32 <= bytes.len()`,
     // AVX2) cover both.
-    let ((escapes, special), errors) =
-        unsafe { (text_flag_parts32(bytes, from), utf8_errors32(bytes, from)) };
+    let ((escapes, special), errors) = unsafe {
+        (
+            text_flag_parts32(bytes, from, FlagConsts::new()),
+            utf8_errors32(bytes, from),
+        )
+    };
     // SAFETY: `from + 32 <= bytes.len()`, so the unaligned load stays inside.
     let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(from) as *const __m256i) };
     // Control bytes: special, and not negative (signed).
@@ -544,10 +686,15 @@ unsafe fn text_bad32(bytes: &[u8], from: usize) -> __m256i {
 /// first lanes check a character begun before `from`), none cut at the end.
 ///
 /// # Safety
+/// Out of line: the fast check's loop then keeps its constants in registers
+/// and reads the bytes before each block straight into its compares (inlined,
+/// this shares those loads, and the registers, with the fast check).
+///
+/// # Safety
 /// - `from >= 3` and `from + 64 <= bytes.len()`;
 /// - the CPU must support AVX2 ([`is_available`] returned `true`).
 #[target_feature(enable = "avx2")]
-#[inline]
+#[inline(never)]
 pub(crate) unsafe fn text_utf8_whole64(bytes: &[u8], from: usize) -> bool {
     debug_assert!(from >= 3 && from + 64 <= bytes.len());
     // SAFETY: `from + 32 >= from >= 3`, `from + 32 + 32 <= bytes.len()` and AVX2
@@ -573,8 +720,9 @@ pub(crate) unsafe fn text(bytes: &[u8], p: usize) -> Text {
         // SAFETY: `text_blocks` passes only `at + 64 <= bytes.len()`; AVX2 is
         // the caller's guarantee.
         |b, at| unsafe { text_masks64(b, at) },
-        // SAFETY: as for the masks, and `at >= p + 64 >= 3`.
-        |b, at| unsafe { text_plain64(b, at) },
+        // SAFETY: as for the masks, `at >= p + 64 >= 3` and `last + 64 ==
+        // b.len()`.
+        |b, at, last| unsafe { text_pass(b, at, last) },
     )
 }
 

@@ -16,7 +16,7 @@ use core::arch::x86_64::{
 
 use super::avx2::prefix_xor_clmul;
 use super::skip::{Kernel, Masks, count_blocks, skip_blocks, skip_text_blocks};
-use super::text::{Text, TextMasks, text_blocks};
+use super::text::{Text, TextMasks, pass_each, text_blocks};
 
 /// Whether this CPU can run this kernel: AVX-512 F and BW (the 64-byte
 /// compares into masks) with VBMI2, which only Ice Lake-class CPUs and later
@@ -469,7 +469,7 @@ pub(crate) unsafe fn text(bytes: &[u8], p: usize) -> Text {
         // is the caller's guarantee.
         |b, at| unsafe { text_masks64(b, at) },
         // SAFETY: as for the masks, and `at >= p + 64 >= 3`.
-        |b, at| unsafe { text_plain64(b, at) },
+        pass_each(|b, at| unsafe { text_plain64(b, at) }),
     )
 }
 

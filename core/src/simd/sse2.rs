@@ -7,7 +7,7 @@ use core::arch::x86_64::{
 };
 
 use super::skip::{Kernel, Masks, count_blocks, prefix_xor, skip_blocks, skip_text_blocks};
-use super::text::{Text, TextMasks, text_blocks};
+use super::text::{Text, TextMasks, pass_each, text_blocks};
 
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
 #[inline]
@@ -398,7 +398,7 @@ pub(crate) fn text(bytes: &[u8], p: usize) -> Text {
         // SAFETY: `text_blocks` passes only `at + 64 <= bytes.len()`.
         |b, at| unsafe { text_masks64(b, at) },
         // SAFETY: as for the masks, and `at >= p + 64 >= 2`.
-        |b, at| unsafe { text_plain64(b, at) },
+        pass_each(|b, at| unsafe { text_plain64(b, at) }),
     )
 }
 

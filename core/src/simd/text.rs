@@ -15,8 +15,9 @@
 //! always does.
 //!
 //! Most blocks of such text hold only ASCII and simple escapes (`\n`, `\t`,
-//! `\"`): a fast check ([`flags_scalar`], the kernels' `text_plain64`) passes
-//! them on one mask per block, from the two bytes before each byte instead of
+//! `\"`): a fast check ([`flags_scalar`], the kernels' `text_plain64`; the
+//! AVX2 kernel's `text_pass` takes 128 bytes a step) passes them on one mask
+//! per block, from the two bytes before each byte instead of
 //! the escape carry; only a block it flags takes the exact path above. On
 //! AVX2 and AVX-512 a flagged block whose only flags are non-ASCII bytes passes
 //! too when they are whole valid UTF-8 characters (a vector UTF-8 check,
@@ -181,11 +182,29 @@ fn escaped_after_run(b: &[u8], p: usize, at: usize) -> u64 {
     ((at - j) & 1) as u64
 }
 
+/// The fast check of [`text_blocks`] (`pass`) from a kernel's check of one
+/// block (`plain`): the blocks from `at` it passes one by one, up to `last`.
+#[inline(always)]
+pub(crate) fn pass_each(
+    plain: impl Fn(&[u8], usize) -> bool,
+) -> impl Fn(&[u8], usize, usize) -> usize {
+    move |b, mut at, last| {
+        while at <= last && plain(b, at) {
+            tick(1);
+            at += 64;
+        }
+        at
+    }
+}
+
 /// Validates the string body from `p`, an unescaped backslash inside a string,
-/// 64 bytes a step. `masks(b, at)` and `plain(b, at)` are called only with
-/// `at + 64 <= b.len()`, `plain` only with `at >= p + 64` (so `at >= 3`).
+/// 64 bytes a step. `masks(b, at)` is called only with `at + 64 <= b.len()`;
+/// `pass(b, at, last)` (`last = b.len() - 64`) only with `p + 64 <= at`
+/// (so `at >= 3`), and returns the first block from `at` (`at`, `at + 64`, ...,
+/// at most `last + 64`) that is past `last` or that the fast check does not
+/// pass, every block before it passed (see [`pass_each`]).
 ///
-/// Each block after the first gets the kernel's fast check first (`plain`, see
+/// Each block after the first gets the kernel's fast check first (`pass`, see
 /// [`flags_scalar`]): one mask for 64 bytes of plain ASCII text with simple
 /// escapes (but `\b`). A block without a flag holds no closing quote: a `"`
 /// right after a lone backslash is escaped by it (that backslash follows no
@@ -200,7 +219,7 @@ pub(crate) fn text_blocks(
     b: &[u8],
     p: usize,
     masks: impl Fn(&[u8], usize) -> TextMasks,
-    plain: impl Fn(&[u8], usize) -> bool,
+    pass: impl Fn(&[u8], usize, usize) -> usize,
 ) -> Text {
     debug_assert_eq!(b.get(p), Some(&b'\\'));
     let mut at = p;
@@ -277,12 +296,12 @@ pub(crate) fn text_blocks(
         }
         at += 64;
         // The fast check.
-        while at <= last && plain(b, at) {
-            tick(1);
-            at += 64;
+        let next = pass(b, at, last);
+        if next != at {
+            at = next;
             skipped = true;
-            // A character begun in the block before ended in this one: `plain`
-            // checked it whole.
+            // A character begun in the block before ended in the next one:
+            // `pass` checked it whole.
             cont = 0;
         }
     }
@@ -309,7 +328,7 @@ pub(crate) fn text_blocks(
 )]
 #[inline]
 pub(crate) fn text_blocks_scalar(b: &[u8], p: usize) -> Text {
-    text_blocks(b, p, masks_scalar, plain_scalar)
+    text_blocks(b, p, masks_scalar, pass_each(plain_scalar))
 }
 
 #[cfg(test)]
@@ -443,7 +462,7 @@ mod tests {
         let lens = ((p + 1).max(from)..b.len()).step_by(step);
         for len in lens.chain([b.len()]) {
             let b = &b[..len];
-            let want = super::text_blocks(b, p, super::masks_scalar, |_, _| false);
+            let want = super::text_blocks(b, p, super::masks_scalar, |_, at, _| at);
             let got = super::text_blocks_scalar(b, p);
             assert_eq!(got, want, "scalar, {len} bytes of {:?}", b);
             #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
@@ -550,6 +569,52 @@ mod tests {
         }
     }
 
+    /// Flags in either half of the AVX2 kernel's 128-byte steps: one or two
+    /// flagging pieces (a whole non-ASCII character, which the kernel's second
+    /// check passes, invalid UTF-8, a `\u` escape, `\b`, a control byte, the
+    /// closing quote) in any of the four blocks after the walk's first, at
+    /// block and half-block edges, the string 1 to 3 blocks longer (so every
+    /// length around 128 bytes in the fast check, through every prefix).
+    #[test]
+    fn fast_steps_with_flags_in_either_half() {
+        let flags: &[&[u8]] = &[
+            "é".as_bytes(),
+            "😀".as_bytes(),
+            b"\xff",
+            b"\\u00e9",
+            b"\\b",
+            b"\x01",
+            b"\\\\\"",
+            b"\"",
+        ];
+        let offsets: &[usize] = if cfg!(miri) {
+            &[62]
+        } else {
+            &[0, 1, 31, 32, 62, 63]
+        };
+        let blocks = if cfg!(miri) { 2..3 } else { 1..5 };
+        for &first in flags {
+            for block in blocks.clone() {
+                for &off in offsets {
+                    for second in [None, Some(("é".as_bytes(), 1)), Some((&b"\\u00e9"[..], 2))] {
+                        let mut b = b"ab\\n".to_vec();
+                        let p = 2;
+                        b.resize(p + 64 * 6 + 3, b'x');
+                        let at = (p + 64 * block + off).min(b.len() - first.len());
+                        b[at..at + first.len()].copy_from_slice(first);
+                        if let Some((piece, later)) = second {
+                            let at = p + 64 * (block + later) + 40;
+                            if at + piece.len() <= b.len() {
+                                b[at..at + piece.len()].copy_from_slice(piece);
+                            }
+                        }
+                        check_walks(&b, p);
+                    }
+                }
+            }
+        }
+    }
+
     /// Long backslash runs (the carry after fast blocks counts them back) of
     /// every length around two blocks, ended by every kind of byte, starting
     /// at odd and even offsets, and at the walk's first backslash with an
@@ -626,7 +691,7 @@ mod tests {
                     b.extend_from_slice(seq);
                     b.extend_from_slice("é text".as_bytes());
                     b.resize(p + 64 * 4, b'y');
-                    let want = super::text_blocks(&b, p, super::masks_scalar, |_, _| false);
+                    let want = super::text_blocks(&b, p, super::masks_scalar, |_, at, _| at);
                     assert_eq!(super::text_blocks_scalar(&b, p), want, "scalar {b:x?}");
                     #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
                     if super::super::avx2::is_available() {
