@@ -340,6 +340,10 @@ mod tests {
     /// The fast check of every kernel on the block at `at` (`None` for a kernel
     /// this CPU or build lacks).
     fn all_flags(b: &[u8], at: usize) -> Vec<(&'static str, u64, bool)> {
+        #[cfg_attr(
+            not(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri))),
+            allow(unused_mut)
+        )]
         let mut all = vec![(
             "scalar",
             super::flags_scalar(b, at),
