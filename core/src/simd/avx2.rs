@@ -11,7 +11,7 @@ use core::arch::x86_64::{
 };
 
 use super::skip::{Kernel, Masks, count_blocks, skip_blocks, skip_text_blocks};
-use super::text::{Text, TextMasks, text_blocks};
+use super::text::{Text, TextMasks, UTF8_LOOKUP, text_blocks};
 
 /// Whether this CPU can run [`find_special`] and [`skip_container`] (AVX2, and
 /// POPCNT and PCLMULQDQ, which every AVX2 CPU has, for the bracket counts and
@@ -582,56 +582,9 @@ unsafe fn utf8_errors32(bytes: &[u8], from: usize) -> __m256i {
             _mm256_loadu_si256(p.sub(3) as *const __m256i),
         )
     };
-    const TOO_SHORT: i8 = 1 << 0; // 11______ 0_______ or 11______ 11______
-    const TOO_LONG: i8 = 1 << 1; // 0_______ 10______
-    const OVERLONG_3: i8 = 1 << 2; // 11100000 100_____
-    const TOO_LARGE: i8 = 1 << 3; // 11110100 1001____, 11110101.. 10______ (not 1000____)
-    const SURROGATE: i8 = 1 << 4; // 11101101 101_____
-    const OVERLONG_2: i8 = 1 << 5; // 1100000_ 10______
-    const TOO_LARGE_1000: i8 = 1 << 6; // 11110101.. 1000____
-    const OVERLONG_4: i8 = 1 << 6; // 11110000 1000____
-    const TWO_CONTS: i8 = 1 << 7; // 10______ 10______
-    const CARRY: i8 = TOO_SHORT | TOO_LONG | TWO_CONTS; // decided by the high nibbles
-    const LARGE: i8 = CARRY | TOO_LARGE | TOO_LARGE_1000;
     let nibbles = _mm256_set1_epi8(0x0f);
-    #[rustfmt::skip]
-    let byte_1_high = table16([
-        // 0_______ (ASCII)
-        TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
-        // 10______ (continuation)
-        TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,
-        // 1100____, 1101____ (2-byte leads)
-        TOO_SHORT | OVERLONG_2, TOO_SHORT,
-        // 1110____ (3-byte leads)
-        TOO_SHORT | OVERLONG_3 | SURROGATE,
-        // 1111____ (4-byte leads and beyond)
-        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
-    ]);
-    #[rustfmt::skip]
-    let byte_1_low = table16([
-        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, // ____0000
-        CARRY | OVERLONG_2,                           // ____0001
-        CARRY, CARRY,                                 // ____001_
-        CARRY | TOO_LARGE,                            // ____0100
-        LARGE, LARGE, LARGE,                          // ____0101, ____011_
-        LARGE, LARGE, LARGE, LARGE, LARGE,            // ____1000 to ____1100
-        LARGE | SURROGATE,                            // ____1101
-        LARGE, LARGE,                                 // ____111_
-    ]);
-    #[rustfmt::skip]
-    let byte_2_high = table16([
-        // 0_______ (ASCII)
-        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-        // 1000____
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
-        // 1001____
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
-        // 101_____
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        // 11______ (leads)
-        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-    ]);
+    let [high1, low1, high2] = UTF8_LOOKUP;
+    let (byte_1_high, byte_1_low, byte_2_high) = (table16(high1), table16(low1), table16(high2));
     let special_cases = _mm256_and_si256(
         _mm256_and_si256(
             _mm256_shuffle_epi8(

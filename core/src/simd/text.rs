@@ -63,6 +63,67 @@ static SIMPLE_ESCAPE: [bool; 256] = {
     t
 };
 
+/// The three 16-entry tables of the UTF-8 lookup check (Keiser and Lemire,
+/// "Validating UTF-8 in less than one instruction per byte", 2021; simdjson's
+/// `utf8_lookup4`), by nibble: the previous byte's high nibble, its low nibble,
+/// and this byte's high nibble; an error is a bit all three share. The AVX2
+/// and AVX-512 kernels load them into every 128-bit lane.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri))),
+    allow(dead_code) // only the SIMD kernels look them up
+)]
+#[rustfmt::skip]
+pub(crate) const UTF8_LOOKUP: [[i8; 16]; 3] = {
+    const TOO_SHORT: i8 = 1 << 0; // 11______ 0_______ or 11______ 11______
+    const TOO_LONG: i8 = 1 << 1; // 0_______ 10______
+    const OVERLONG_3: i8 = 1 << 2; // 11100000 100_____
+    const TOO_LARGE: i8 = 1 << 3; // 11110100 1001____, 11110101.. 10______ (not 1000____)
+    const SURROGATE: i8 = 1 << 4; // 11101101 101_____
+    const OVERLONG_2: i8 = 1 << 5; // 1100000_ 10______
+    const TOO_LARGE_1000: i8 = 1 << 6; // 11110101.. 1000____
+    const OVERLONG_4: i8 = 1 << 6; // 11110000 1000____
+    const TWO_CONTS: i8 = 1 << 7; // 10______ 10______
+    const CARRY: i8 = TOO_SHORT | TOO_LONG | TWO_CONTS; // decided by the high nibbles
+    const LARGE: i8 = CARRY | TOO_LARGE | TOO_LARGE_1000;
+    [
+        [
+            // 0_______ (ASCII)
+            TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
+            // 10______ (continuation)
+            TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,
+            // 1100____, 1101____ (2-byte leads)
+            TOO_SHORT | OVERLONG_2, TOO_SHORT,
+            // 1110____ (3-byte leads)
+            TOO_SHORT | OVERLONG_3 | SURROGATE,
+            // 1111____ (4-byte leads and beyond)
+            TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+        ],
+        [
+            CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4, // ____0000
+            CARRY | OVERLONG_2,                           // ____0001
+            CARRY, CARRY,                                 // ____001_
+            CARRY | TOO_LARGE,                            // ____0100
+            LARGE, LARGE, LARGE,                          // ____0101, ____011_
+            LARGE, LARGE, LARGE, LARGE, LARGE,            // ____1000 to ____1100
+            LARGE | SURROGATE,                            // ____1101
+            LARGE, LARGE,                                 // ____111_
+        ],
+        [
+            // 0_______ (ASCII)
+            TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+            // 1000____
+            TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+            // 1001____
+            TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+            // 101_____
+            TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+            TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+            // 11______ (leads)
+            TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
+        ],
+    ]
+};
+
 /// The masks of 64 bytes, byte by byte: the reference the SIMD kernels are
 /// tested against, and the kernel of the scalar build.
 #[cfg_attr(
