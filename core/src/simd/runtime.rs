@@ -44,36 +44,35 @@ mod imp {
         }
     }
 
+    /// `$f(args)` on the kernel chosen for this CPU: the block walks, which have
+    /// an AVX-512, an AVX2 and an SSE2 instance each.
+    macro_rules! walk {
+        ($f:ident($($arg:expr),*)) => {{
+            let c = choice();
+            if c == AVX512 {
+                // SAFETY: AVX-512 (and AVX2) were detected on this CPU by `detect`.
+                unsafe { super::super::avx512::$f($($arg),*) }
+            } else if c == AVX2 {
+                // SAFETY: AVX2 was detected on this CPU by `detect`.
+                unsafe { super::super::avx2::$f($($arg),*) }
+            } else {
+                super::super::sse2::$f($($arg),*)
+            }
+        }};
+    }
+
     /// Validates a long string body from the backslash at `bytes[p]`, 64 bytes a
     /// step ([`mod@super::super::text`]).
     #[inline]
     pub(crate) fn text(bytes: &[u8], p: usize) -> super::super::text::Text {
-        let c = choice();
-        if c == AVX512 {
-            // SAFETY: AVX-512 (and AVX2) were detected on this CPU by `detect`.
-            unsafe { super::super::avx512::text(bytes, p) }
-        } else if c == AVX2 {
-            // SAFETY: AVX2 was detected on this CPU by `detect`.
-            unsafe { super::super::avx2::text(bytes, p) }
-        } else {
-            super::super::sse2::text(bytes, p)
-        }
+        walk!(text(bytes, p))
     }
 
     /// One past the closing quote of the validated string in which `bytes[p]` is
     /// a backslash, 64 bytes a step ([`super::super::skip::skip_text_blocks`]).
     #[inline]
     pub(crate) fn skip_text(bytes: &[u8], p: usize) -> usize {
-        let c = choice();
-        if c == AVX512 {
-            // SAFETY: AVX-512 (and AVX2) were detected on this CPU by `detect`.
-            unsafe { super::super::avx512::skip_text(bytes, p) }
-        } else if c == AVX2 {
-            // SAFETY: AVX2 was detected on this CPU by `detect`.
-            unsafe { super::super::avx2::skip_text(bytes, p) }
-        } else {
-            super::super::sse2::skip_text(bytes, p)
-        }
+        walk!(skip_text(bytes, p))
     }
 
     /// The kernel chosen for this CPU (detected once, then cached).
@@ -103,32 +102,14 @@ mod imp {
     /// a step ([`super::super::skip`]).
     #[inline]
     pub(crate) fn skip_container(bytes: &[u8], p: usize) -> usize {
-        let c = choice();
-        if c == AVX512 {
-            // SAFETY: AVX-512 (and AVX2) were detected on this CPU by `detect`.
-            unsafe { super::super::avx512::skip_container(bytes, p) }
-        } else if c == AVX2 {
-            // SAFETY: AVX2 was detected on this CPU by `detect`.
-            unsafe { super::super::avx2::skip_container(bytes, p) }
-        } else {
-            super::super::sse2::skip_container(bytes, p)
-        }
+        walk!(skip_container(bytes, p))
     }
 
     /// The number of values left in the validated array or object that
     /// `bytes[p]` is directly inside of ([`super::super::skip::count_blocks`]).
     #[inline]
     pub(crate) fn count_values(bytes: &[u8], p: usize) -> usize {
-        let c = choice();
-        if c == AVX512 {
-            // SAFETY: AVX-512 (and AVX2) were detected on this CPU by `detect`.
-            unsafe { super::super::avx512::count_values(bytes, p) }
-        } else if c == AVX2 {
-            // SAFETY: AVX2 was detected on this CPU by `detect`.
-            unsafe { super::super::avx2::count_values(bytes, p) }
-        } else {
-            super::super::sse2::count_values(bytes, p)
-        }
+        walk!(count_values(bytes, p))
     }
 
     /// Whether [`mask16_unchecked`] is a real SIMD step (it is, here).
