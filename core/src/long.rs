@@ -389,7 +389,7 @@ mod tests {
             assert!(r.is_ok());
         } else {
             let mut parser = crate::Parser::new();
-            let m = parser.parse_noting(input, &mut long);
+            let m = parser.parse_noting(input, Some(&mut long));
             assert!(!matches!(m, crate::Message::Error(_)));
         }
         let mut entries: Vec<_> = long.entries().collect();
@@ -541,6 +541,9 @@ mod tests {
                 "removed after the message"
             );
         }
-        assert!(with_record > if cfg!(miri) { 1 } else { 10 }, "{with_record}");
+        assert!(
+            with_record > if cfg!(miri) { 1 } else { 10 },
+            "{with_record}"
+        );
     }
 }

@@ -175,27 +175,17 @@ impl Session {
             dropped_responses,
         } = self;
         let mut deferred = Vec::new();
-        let mut shape = if input.len() >= crate::long::LONG {
-            begin::<true, true>(
-                router,
-                parser,
-                long,
-                input,
-                out,
-                dropped_responses,
-                &mut deferred,
-            )
-        } else {
-            begin::<true, false>(
-                router,
-                parser,
-                long,
-                input,
-                out,
-                dropped_responses,
-                &mut deferred,
-            )
-        };
+        // The long path whatever the length: a short message notes nothing
+        // (and installs nothing); the async path is not the one to shave.
+        let mut shape = begin::<true, true>(
+            router,
+            parser,
+            long,
+            input,
+            out,
+            dropped_responses,
+            &mut deferred,
+        );
         if !deferred.is_empty() {
             join(&mut deferred).await;
             for d in deferred {
@@ -335,7 +325,7 @@ fn begin<'a, const DEFER: bool, const LONG: bool>(
         return answer::<DEFER>(router, message, out, dropped, deferred);
     }
     long.clear();
-    let message = parser.parse_noting(input, long);
+    let message = parser.parse_noting(input, Some(long));
     let _installed = if long.is_empty() {
         None
     } else {

@@ -409,23 +409,16 @@ impl Parser {
     /// Classifies one whole message. Never panics, whatever the bytes.
     #[inline(always)]
     pub fn parse<'a>(&'a mut self, input: &'a [u8]) -> Message<'a> {
-        let Parser {
-            config,
-            top,
-            elems,
-            stack,
-            arena,
-            long,
-        } = self;
-        classify_message(*config, top, elems, stack, arena, long, input)
+        self.parse_noting(input, None)
     }
 
-    /// [`Parser::parse`], noting the long values it validates in `long`.
+    /// [`Parser::parse`], noting the long values it validates in `long` (else
+    /// in the parser's own record, which nothing reads).
     #[inline(always)]
     pub(crate) fn parse_noting<'a>(
         &'a mut self,
         input: &'a [u8],
-        long: &mut LongValues,
+        long: Option<&mut LongValues>,
     ) -> Message<'a> {
         let Parser {
             config,
@@ -433,9 +426,17 @@ impl Parser {
             elems,
             stack,
             arena,
-            long: _,
+            long: own,
         } = self;
-        classify_message(*config, top, elems, stack, arena, long, input)
+        classify_message(
+            *config,
+            top,
+            elems,
+            stack,
+            arena,
+            long.unwrap_or(own),
+            input,
+        )
     }
 
     /// Validates that `input` is exactly one JSON text (RFC 8259, UTF-8, within
