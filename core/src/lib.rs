@@ -53,6 +53,7 @@
 
 mod dispatch;
 pub mod framing;
+mod long;
 mod params;
 mod parse;
 mod simd;

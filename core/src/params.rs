@@ -7,6 +7,7 @@ use core::fmt;
 
 use serde::Deserialize;
 
+use crate::long;
 use crate::parse::ops::tick;
 use crate::simd;
 use crate::unescape;
@@ -602,7 +603,9 @@ impl<'a> Iterator for Elements<'a> {
     }
 
     /// The number of elements left, without delimiting each one: the array's
-    /// commas outside strings and nested values, found 64 bytes a step.
+    /// commas outside strings and nested values, found 64 bytes a step (or, in
+    /// a message a [`Session`](crate::Session) is handling, when a long string
+    /// is most of the rest, element by element, jumping over that string).
     ///
     /// ```
     /// use switchboard::{Message, Parser};
@@ -616,7 +619,13 @@ impl<'a> Iterator for Elements<'a> {
     /// ```
     #[inline]
     fn count(self) -> usize {
-        simd::count_values(self.b, skip_ws(self.b, self.pos))
+        let from = skip_ws(self.b, self.pos);
+        if long::mostly_recorded(self.b, from) {
+            // A long value the scanner recorded is most of the rest: element
+            // by element, jumping over it.
+            return self.fold(0, |n, _| n + 1);
+        }
+        simd::count_values(self.b, from)
     }
 }
 
@@ -701,7 +710,7 @@ impl<'a> Members<'a> {
 impl<'a> Iterator for Members<'a> {
     type Item = (Key<'a>, RawValue<'a>);
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let ks = self.next_name()?;
         let b = self.b;
@@ -716,7 +725,7 @@ impl<'a> Iterator for Members<'a> {
         let ve = if c.is_ascii_digit() {
             skip_digits_fast(b, vs)
         } else if c == b'"' {
-            skip_string(b, vs)
+            skip_string_value(b, vs)
         } else if c | 0x20 == b'{' {
             // `[` or `{`, left open: skipped by the next step, if there is one.
             self.pos = vs;
@@ -732,7 +741,8 @@ impl<'a> Iterator for Members<'a> {
     }
 
     /// The number of members left, without delimiting each one: the object's
-    /// commas outside strings and nested values, found 64 bytes a step.
+    /// commas outside strings and nested values, found 64 bytes a step (or, as
+    /// for [`Elements`], member by member, jumping over a long string).
     ///
     /// ```
     /// use switchboard::{Message, Parser};
@@ -747,6 +757,12 @@ impl<'a> Iterator for Members<'a> {
     #[inline]
     fn count(mut self) -> usize {
         match self.next_name() {
+            Some(ks) if long::mostly_recorded(self.b, ks) => {
+                // As `Elements::count`: member by member, jumping over the
+                // long value.
+                self.pos = ks;
+                self.fold(0, |n, _| n + 1)
+            }
             Some(ks) => simd::count_values(self.b, ks),
             None => 0,
         }
@@ -829,6 +845,28 @@ fn skip_string(b: &[u8], mut p: usize) -> usize {
     }
 }
 
+/// [`skip_string`] for a string that is a value (not a member name): a long one
+/// the scanner recorded is not walked again ([`long::recorded_end`]).
+#[inline(always)]
+fn skip_string_value(b: &[u8], p: usize) -> usize {
+    if b.len().saturating_sub(p) >= long::LONG {
+        return skip_long_string(b, p);
+    }
+    skip_string(b, p)
+}
+
+/// [`skip_string_value`] where the string may be long, out of line: the walks'
+/// inlined code stays small. A string that ends within 64 bytes is not looked up.
+#[inline(never)]
+fn skip_long_string(b: &[u8], p: usize) -> usize {
+    let near = b.len().min(p + 65);
+    let q = simd::find_quote_or_backslash(&b[..near], p + 1);
+    if b.get(q) == Some(&b'"') && q < near {
+        return q + 1;
+    }
+    long::recorded_end(b, p).unwrap_or_else(|| skip_string(b, p))
+}
+
 /// [`skip_value`], with the most common params value, a short non-negative
 /// integer followed by `,`, `]` or `}`, skipped inline (no call).
 #[inline(always)]
@@ -859,7 +897,7 @@ fn skip_digits_fast(b: &[u8], p: usize) -> usize {
 #[inline]
 pub(crate) fn skip_value(b: &[u8], p: usize) -> usize {
     match b.get(p) {
-        Some(b'"') => skip_string(b, p),
+        Some(b'"') => skip_string_value(b, p),
         Some(b'[' | b'{') => skip_nested(b, p),
         _ => {
             // A number or literal: up to the next delimiter.

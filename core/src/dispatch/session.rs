@@ -7,6 +7,7 @@ use std::task::Poll;
 use super::async_call::{AsyncResult, block_on};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::router::{Handler, Router};
+use crate::long::LongValues;
 use crate::parse::{Error, Id, Item, Message, Parser, Reason};
 use crate::write;
 
@@ -30,6 +31,8 @@ pub struct Session {
     parser: Parser,
     out: Vec<u8>,
     dropped_responses: u64,
+    /// The long values of the message being handled ([`crate::long`]).
+    long: LongValues,
 }
 
 impl std::fmt::Debug for Session {
@@ -50,6 +53,7 @@ impl Session {
             parser,
             out: Vec::with_capacity(256),
             dropped_responses: 0,
+            long: LongValues::default(),
         }
     }
 
@@ -76,14 +80,38 @@ impl Session {
     /// thread they would block it. Use [`Session::handle_async`] inside that runtime
     /// for them.
     pub fn handle(&mut self, input: &[u8]) -> Option<&[u8]> {
+        if input.len() >= crate::long::LONG {
+            return self.handle_long(input);
+        }
+        self.handle_with::<false>(input)
+    }
+
+    /// [`Session::handle`] for a message that may hold long values
+    /// ([`crate::long`]), out of line: short messages keep the plain path.
+    #[inline(never)]
+    fn handle_long(&mut self, input: &[u8]) -> Option<&[u8]> {
+        self.handle_with::<true>(input)
+    }
+
+    #[inline(always)]
+    fn handle_with<const LONG: bool>(&mut self, input: &[u8]) -> Option<&[u8]> {
         let Session {
             router,
             parser,
+            long,
             out,
             dropped_responses,
         } = self;
         // Nothing is deferred here: no place for futures at all.
-        let shape = begin::<false>(router, parser, input, out, dropped_responses, &mut NoDefer);
+        let shape = begin::<false, LONG>(
+            router,
+            parser,
+            long,
+            input,
+            out,
+            dropped_responses,
+            &mut NoDefer,
+        );
         if shape.finish(out) {
             Some(&self.out)
         } else {
@@ -142,11 +170,22 @@ impl Session {
         let Session {
             router,
             parser,
+            long,
             out,
             dropped_responses,
         } = self;
         let mut deferred = Vec::new();
-        let mut shape = begin::<true>(router, parser, input, out, dropped_responses, &mut deferred);
+        // The long path whatever the length: a short message notes nothing
+        // (and installs nothing); the async path is not the one to shave.
+        let mut shape = begin::<true, true>(
+            router,
+            parser,
+            long,
+            input,
+            out,
+            dropped_responses,
+            &mut deferred,
+        );
         if !deferred.is_empty() {
             join(&mut deferred).await;
             for d in deferred {
@@ -261,11 +300,16 @@ impl Shape {
 
 /// Clears `out`, parses `input` and answers every item whose handler is sync (in
 /// input order); with `DEFER`, the futures of async calls are pushed to `deferred`
-/// instead of being blocked on.
+/// instead of being blocked on. With `LONG` (a message of [`crate::long::LONG`]
+/// bytes or more), the message's long values are noted in `long` and installed
+/// for its handlers' walks over their params ([`crate::long`]) while the sync
+/// pass runs: `input` stays borrowed meanwhile, and the deferred futures run
+/// after it, without.
 #[inline(always)]
-fn begin<'a, const DEFER: bool>(
+fn begin<'a, const DEFER: bool, const LONG: bool>(
     router: &Router,
     parser: &'a mut Parser,
+    long: &mut LongValues,
     input: &'a [u8],
     out: &mut Vec<u8>,
     dropped: &mut u64,
@@ -276,7 +320,30 @@ fn begin<'a, const DEFER: bool>(
         // A huge response is not kept around for the small ones that follow.
         out.shrink_to(RETAINED_OUT);
     }
-    match parser.parse(input) {
+    if !LONG {
+        let message = parser.parse(input);
+        return answer::<DEFER>(router, message, out, dropped, deferred);
+    }
+    long.clear();
+    let message = parser.parse_noting(input, Some(long));
+    let _installed = if long.is_empty() {
+        None
+    } else {
+        crate::long::install(input, long)
+    };
+    answer::<DEFER>(router, message, out, dropped, deferred)
+}
+
+/// Answers every item of `message` whose handler is sync (see [`begin`]).
+#[inline(always)]
+fn answer<'a, const DEFER: bool>(
+    router: &Router,
+    message: Message<'a>,
+    out: &mut Vec<u8>,
+    dropped: &mut u64,
+    deferred: &mut impl DeferTo<'a>,
+) -> Shape {
+    match message {
         Message::Batch(batch) => {
             out.push(b'[');
             let mut any = false;

@@ -14,6 +14,7 @@ use smallvec::SmallVec;
 pub use config::ParserConfig;
 pub use error::{Code, Error, ErrorData, Field, Reason};
 
+use crate::long::LongValues;
 use crate::params::{Params, RawValue};
 use scan::{ElemSink, ObjSpans, Scanner, Shape};
 
@@ -365,6 +366,7 @@ pub struct Parser {
     elems: Elems,
     stack: Vec<u64>,
     arena: Bump,
+    long: LongValues,
 }
 
 impl Default for Parser {
@@ -395,6 +397,7 @@ impl Parser {
             elems: Elems(SmallVec::new()),
             stack: vec![0; config.max_depth / 64 + 1],
             arena: Bump::new(),
+            long: LongValues::default(),
         }
     }
 
@@ -406,52 +409,34 @@ impl Parser {
     /// Classifies one whole message. Never panics, whatever the bytes.
     #[inline(always)]
     pub fn parse<'a>(&'a mut self, input: &'a [u8]) -> Message<'a> {
-        let cfg = self.config;
-        if input.len() > cfg.max_message_bytes {
-            return Message::Error(
-                Error::new(Reason::TooLarge, Id::NULL).with_limit(cfg.max_message_bytes),
-            );
-        }
-        // Record one element past the limit at most: the count is all that matters then.
-        let record = if cfg.allow_batches {
-            cfg.max_batch_len
-        } else {
-            0
-        };
-        let mut scanner = Scanner::new(input, cfg.max_depth, &mut self.stack);
-        let shape = match scanner.scan_message(&mut self.top, &mut self.elems, record) {
-            Ok(shape) => shape,
-            Err(e) => return Message::Error(e),
-        };
-        match shape {
-            Shape::Object if self.top.compact => {
-                classify::classify_compact(input, &self.top).into()
-            }
-            Shape::Object => {
-                let names: &[u8] = if self.top.escaped & (1 << Field::Method as u8) == 0 {
-                    &[]
-                } else {
-                    decode_names(&mut self.arena, input, core::slice::from_mut(&mut self.top))
-                };
-                classify::classify(input, &self.top, names).into()
-            }
-            Shape::Scalar => Message::Error(Error::new(Reason::NotAnObject, Id::NULL)),
-            Shape::Batch { len: 0 } => Message::Error(Error::new(Reason::EmptyBatch, Id::NULL)),
-            Shape::Batch { .. } if !cfg.allow_batches => {
-                Message::Error(Error::new(Reason::BatchesDisabled, Id::NULL))
-            }
-            Shape::Batch { len } if len > cfg.max_batch_len => Message::Error(
-                Error::new(Reason::BatchTooLong, Id::NULL).with_limit(cfg.max_batch_len),
-            ),
-            Shape::Batch { .. } => {
-                let names = decode_names(&mut self.arena, input, &mut self.elems.0);
-                Message::Batch(Batch {
-                    input,
-                    elems: &self.elems.0,
-                    names,
-                })
-            }
-        }
+        self.parse_noting(input, None)
+    }
+
+    /// [`Parser::parse`], noting the long values it validates in `long` (else
+    /// in the parser's own record, which nothing reads).
+    #[inline(always)]
+    pub(crate) fn parse_noting<'a>(
+        &'a mut self,
+        input: &'a [u8],
+        long: Option<&mut LongValues>,
+    ) -> Message<'a> {
+        let Parser {
+            config,
+            top,
+            elems,
+            stack,
+            arena,
+            long: own,
+        } = self;
+        classify_message(
+            *config,
+            top,
+            elems,
+            stack,
+            arena,
+            long.unwrap_or(own),
+            input,
+        )
     }
 
     /// Validates that `input` is exactly one JSON text (RFC 8259, UTF-8, within
@@ -468,7 +453,69 @@ impl Parser {
                 Error::new(Reason::TooLarge, Id::NULL).with_limit(self.config.max_message_bytes)
             );
         }
-        Scanner::new(input, self.config.max_depth, &mut self.stack).validate()
+        Scanner::new(
+            input,
+            self.config.max_depth,
+            &mut self.stack,
+            &mut self.long,
+        )
+        .validate()
+    }
+}
+
+/// [`Parser::parse`] on the parser's parts, the long values noted in `long`.
+#[inline(always)]
+fn classify_message<'a>(
+    cfg: ParserConfig,
+    top: &'a mut ObjSpans,
+    elems: &'a mut Elems,
+    stack: &mut [u64],
+    arena: &'a mut Bump,
+    long: &mut LongValues,
+    input: &'a [u8],
+) -> Message<'a> {
+    if input.len() > cfg.max_message_bytes {
+        return Message::Error(
+            Error::new(Reason::TooLarge, Id::NULL).with_limit(cfg.max_message_bytes),
+        );
+    }
+    // Record one element past the limit at most: the count is all that matters then.
+    let record = if cfg.allow_batches {
+        cfg.max_batch_len
+    } else {
+        0
+    };
+    let mut scanner = Scanner::new(input, cfg.max_depth, stack, long);
+    let shape = match scanner.scan_message(top, elems, record) {
+        Ok(shape) => shape,
+        Err(e) => return Message::Error(e),
+    };
+    match shape {
+        Shape::Object if top.compact => classify::classify_compact(input, top).into(),
+        Shape::Object => {
+            let names: &[u8] = if top.escaped & (1 << Field::Method as u8) == 0 {
+                &[]
+            } else {
+                decode_names(arena, input, core::slice::from_mut(top))
+            };
+            classify::classify(input, top, names).into()
+        }
+        Shape::Scalar => Message::Error(Error::new(Reason::NotAnObject, Id::NULL)),
+        Shape::Batch { len: 0 } => Message::Error(Error::new(Reason::EmptyBatch, Id::NULL)),
+        Shape::Batch { .. } if !cfg.allow_batches => {
+            Message::Error(Error::new(Reason::BatchesDisabled, Id::NULL))
+        }
+        Shape::Batch { len } if len > cfg.max_batch_len => {
+            Message::Error(Error::new(Reason::BatchTooLong, Id::NULL).with_limit(cfg.max_batch_len))
+        }
+        Shape::Batch { .. } => {
+            let names = decode_names(arena, input, &mut elems.0);
+            Message::Batch(Batch {
+                input,
+                elems: &elems.0,
+                names,
+            })
+        }
     }
 }
 

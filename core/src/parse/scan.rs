@@ -9,6 +9,7 @@
 use super::Error;
 use super::error::{Field, Reason};
 use super::ops::tick;
+use crate::long::{LONG, LongValues};
 use crate::simd;
 use crate::unescape;
 use core::mem::MaybeUninit;
@@ -164,6 +165,8 @@ pub(crate) struct Scanner<'a, 's> {
     stack: &'s mut [u64],
     /// Whether the compact fast path may be tried (off only in differential tests).
     compact: bool,
+    /// The long strings validated so far ([`LongValues`]).
+    long: &'s mut LongValues,
 }
 
 /// The scanner's internal error: small enough to return in registers. Turned
@@ -202,7 +205,15 @@ fn is_ws(b: u8) -> bool {
 }
 
 impl<'a, 's> Scanner<'a, 's> {
-    pub(crate) fn new(bytes: &'a [u8], max_depth: usize, stack: &'s mut [u64]) -> Self {
+    /// A scanner of `bytes`; `stack` holds at least `max_depth + 1` bits, `long`
+    /// gets the long values of `bytes` noted (if it is to be read, its owner
+    /// cleared it before).
+    pub(crate) fn new(
+        bytes: &'a [u8],
+        max_depth: usize,
+        stack: &'s mut [u64],
+        long: &'s mut LongValues,
+    ) -> Self {
         debug_assert!(stack.len() * 64 > max_depth);
         Scanner {
             bytes,
@@ -210,6 +221,7 @@ impl<'a, 's> Scanner<'a, 's> {
             max_depth,
             stack,
             compact: true,
+            long,
         }
     }
 
@@ -924,7 +936,21 @@ impl<'a, 's> Scanner<'a, 's> {
             }
             q += 16;
         }
+        if self.bytes.len() >= LONG {
+            return self.string_rest_noted(q);
+        }
         let (end, escaped) = string_from(self.bytes, q)?;
+        self.pos = end;
+        Ok(escaped)
+    }
+
+    /// [`Scanner::scan_string`] from `q` inside the string's body on, in a
+    /// message that may hold long values, out of line: [`string_from`], then
+    /// the string noted if it is long.
+    #[inline(never)]
+    fn string_rest_noted(&mut self, q: usize) -> Res<bool> {
+        let (end, escaped) = string_from(self.bytes, q)?;
+        self.long.note(self.pos, end);
         self.pos = end;
         Ok(escaped)
     }
@@ -942,19 +968,32 @@ impl<'a, 's> Scanner<'a, 's> {
     /// copy of the input's rest when that is short ([`Scanner::nested_padded`]);
     /// the general loop ([`Scanner::nested_general`]) resumes where it hands
     /// over and gives every verdict.
+    ///
+    /// Messages of [`LONG`] bytes or more note their long values
+    /// ([`LongValues`]) on the way, in copies of the loops that do (`NOTE`):
+    /// shorter ones hold none and pay nothing for it.
     #[inline(never)]
     fn scan_nested(&mut self, base: usize, depth: usize) -> Res<()> {
+        if self.bytes.len() >= LONG {
+            self.scan_nested_with::<true>(base, depth)
+        } else {
+            self.scan_nested_with::<false>(base, depth)
+        }
+    }
+
+    #[inline(always)]
+    fn scan_nested_with<const NOTE: bool>(&mut self, base: usize, depth: usize) -> Res<()> {
         debug_assert!(depth == base || depth == base + 1);
         let at = if self.compact && self.bytes.len() >= WINDOW_MIN {
             if self.bytes.len() - self.pos <= PADDED_MAX {
-                self.nested_padded(base, depth)
+                self.nested_padded::<NOTE>(base, depth)
             } else {
-                self.nested_window(self.bytes, self.pos, base, depth)
+                self.nested_window::<NOTE>(self.bytes, self.pos, base, depth)
             }
         } else {
             Resume::Open { p: self.pos, depth }
         };
-        self.nested_general(base, at)
+        self.nested_general::<NOTE>(base, at)
     }
 
     /// The window loop on a copy of the input from `pos` (at most
@@ -968,11 +1007,11 @@ impl<'a, 's> Scanner<'a, 's> {
     /// ends there, say). Its hand-over, back in input positions, is then the
     /// general loop's.
     #[inline(always)]
-    fn nested_padded(&mut self, base: usize, depth: usize) -> Resume {
+    fn nested_padded<const NOTE: bool>(&mut self, base: usize, depth: usize) -> Resume {
         let mut buf = [MaybeUninit::uninit(); PADDED_BUF];
         let pos = self.pos;
         let pad = padded(&mut buf, self.bytes, pos);
-        match self.nested_window(pad, 0, base, depth) {
+        match self.nested_window::<NOTE>(pad, 0, base, depth) {
             Resume::Done(i) => Resume::Done(pos + i),
             Resume::Open { p, depth } => Resume::Open { p: pos + p, depth },
             Resume::After { p, depth, in_array } => Resume::After {
@@ -985,20 +1024,32 @@ impl<'a, 's> Scanner<'a, 's> {
 
     /// [`Scanner::nested_window_with`] on the best 64-byte mask kernel.
     #[inline(always)]
-    fn nested_window(&mut self, b: &[u8], p: usize, base: usize, depth: usize) -> Resume {
+    fn nested_window<const NOTE: bool>(
+        &mut self,
+        b: &[u8],
+        p: usize,
+        base: usize,
+        depth: usize,
+    ) -> Resume {
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
         if simd::has_avx2() {
             // SAFETY: AVX2, BMI1 and BMI2 were detected on this CPU.
-            return unsafe { self.nested_window_avx2(b, p, base, depth) };
+            return unsafe { self.nested_window_avx2::<NOTE>(b, p, base, depth) };
         }
-        self.nested_window_portable(b, p, base, depth)
+        self.nested_window_portable::<NOTE>(b, p, base, depth)
     }
 
     /// [`Scanner::nested_window_with`] on the portable kernel (one copy for
     /// both calls of [`Scanner::scan_nested`]).
     #[inline(never)]
-    fn nested_window_portable(&mut self, b: &[u8], p: usize, base: usize, depth: usize) -> Resume {
-        self.nested_window_with(b, p, base, depth, simd::special_mask64)
+    fn nested_window_portable<const NOTE: bool>(
+        &mut self,
+        b: &[u8],
+        p: usize,
+        base: usize,
+        depth: usize,
+    ) -> Resume {
+        self.nested_window_with::<NOTE>(b, p, base, depth, simd::special_mask64)
     }
 
     /// [`Scanner::nested_window_with`] compiled for AVX2 (and BMI1/BMI2: shifts
@@ -1010,7 +1061,7 @@ impl<'a, 's> Scanner<'a, 's> {
     #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
     #[target_feature(enable = "avx2,bmi1,bmi2")]
     #[inline(never)]
-    unsafe fn nested_window_avx2(
+    unsafe fn nested_window_avx2<const NOTE: bool>(
         &mut self,
         b: &[u8],
         p: usize,
@@ -1018,7 +1069,7 @@ impl<'a, 's> Scanner<'a, 's> {
         depth: usize,
     ) -> Resume {
         // SAFETY: AVX2 is this function's caller's guarantee.
-        self.nested_window_with(b, p, base, depth, |block| unsafe {
+        self.nested_window_with::<NOTE>(b, p, base, depth, |block| unsafe {
             simd::avx2::special_mask64(block)
         })
     }
@@ -1032,9 +1083,10 @@ impl<'a, 's> Scanner<'a, 's> {
     /// not take, such as a string past the last window), it hands over at the
     /// start of the token it was on, and the general loop rescans that token
     /// and gives the verdict. Whatever it accepted, the general loop accepts
-    /// too, in the same state (differential tests check this).
+    /// too, in the same state (differential tests check this). With `NOTE`, the
+    /// long strings are noted ([`LongValues`]).
     #[inline(always)]
-    fn nested_window_with(
+    fn nested_window_with<const NOTE: bool>(
         &mut self,
         b: &[u8],
         mut p: usize,
@@ -1113,9 +1165,9 @@ impl<'a, 's> Scanner<'a, 's> {
                 // window over `b` (built above, reloaded only from `b`).
                 let step = unsafe {
                     if in_array {
-                        window_value(b, p, fast_end, &mut w, &mask)
+                        window_value::<NOTE>(b, p, fast_end, &mut w, &mask, self.long)
                     } else {
-                        window_key_value(b, p, fast_end, &mut w, &mask)
+                        window_key_value::<NOTE>(b, p, fast_end, &mut w, &mask, self.long)
                     }
                 };
                 take_step!(step, Resume::Open { p: t, depth });
@@ -1143,7 +1195,7 @@ impl<'a, 's> Scanner<'a, 's> {
                                 // SAFETY: `p + 2 <= fast_end + 1` and `fast_end + 64
                                 // <= b.len()`, so `p + 2 < b.len() - 62`; `w` is the
                                 // window over `b` (built above, reloaded from `b`).
-                                unsafe { window_key_body_value(b, p + 2, fast_end, &mut w, &mask) };
+                                unsafe { window_key_body_value::<NOTE>(b, p + 2, fast_end, &mut w, &mask, self.long) };
                             take_step!(step, Resume::After { p: t, depth, in_array: $array });
                             continue;
                         }
@@ -1154,6 +1206,9 @@ impl<'a, 's> Scanner<'a, 's> {
                             // reloaded from `b`).
                             match unsafe { window_string_end(b, p + 2, &mut w, &mask) } {
                                 Some(end) => {
+                                    if NOTE {
+                                        self.long.note(p + 1, end);
+                                    }
                                     p = end;
                                     continue;
                                 }
@@ -1186,7 +1241,7 @@ impl<'a, 's> Scanner<'a, 's> {
                                 // SAFETY: `p < fast_end` (checked above), so
                                 // `next <= fast_end == b.len() - 64`; `w` is the
                                 // window over `b` (built above, reloaded from `b`).
-                                unsafe { $member(b, next, fast_end, &mut w, &mask) };
+                                unsafe { $member::<NOTE>(b, next, fast_end, &mut w, &mask, self.long) };
                             take_step!(step, Resume::After { p: t, depth, in_array: $array });
                         } else if c == $close {
                             break;
@@ -1222,7 +1277,7 @@ impl<'a, 's> Scanner<'a, 's> {
     /// The general nesting loop, from where [`Scanner::nested_window_with`] handed
     /// over (or from the start): every input, every verdict.
     #[inline(always)]
-    fn nested_general(&mut self, base: usize, at: Resume) -> Res<()> {
+    fn nested_general<const NOTE: bool>(&mut self, base: usize, at: Resume) -> Res<()> {
         let b = self.bytes;
         let max_depth = self.max_depth;
         // The depth of the container we are in (or, at 'open, about to open at `p`).
@@ -1260,7 +1315,12 @@ impl<'a, 's> Scanner<'a, 's> {
                         p = key_end(b, p)?;
                     }
                     match value_end(b, p)? {
-                        Some(end) => p = end,
+                        Some(end) => {
+                            if NOTE {
+                                self.long.note(p, end);
+                            }
+                            p = end;
+                        }
                         None => {
                             depth += 1;
                             continue 'open;
@@ -1279,7 +1339,12 @@ impl<'a, 's> Scanner<'a, 's> {
                             p = key_end(b, p)?;
                         }
                         match value_end(b, p)? {
-                            Some(end) => p = end,
+                            Some(end) => {
+                                if NOTE {
+                                    self.long.note(p, end);
+                                }
+                                p = end;
+                            }
                             None => {
                                 depth += 1;
                                 continue 'open;
@@ -1365,6 +1430,9 @@ const WINDOW_MIN: usize = 192;
 const PADDED_MAX: usize = 512;
 const PADDED_BUF: usize = 64 + PADDED_MAX + 64;
 
+// The window loop notes long strings in its own offsets: none is on the padded copy.
+const _: () = assert!(PADDED_MAX < LONG);
+
 /// `b[p..]` followed by 64 zero bytes, in `buf` (whose first 64 bytes are
 /// room for the last copy below), in 64-byte copies.
 ///
@@ -1441,12 +1509,13 @@ enum Step {
 /// - `p <= fast_end` and `fast_end + 64 <= b.len()`;
 /// - [`Window`]'s invariant holds for `w` and `b`.
 #[inline(always)]
-unsafe fn window_key_value(
+unsafe fn window_key_value<const NOTE: bool>(
     b: &[u8],
     p: usize,
     fast_end: usize,
     w: &mut Window,
     mask: &impl Fn(&[u8; 64]) -> u64,
+    long: &mut LongValues,
 ) -> Step {
     debug_assert!(p <= fast_end && fast_end + 64 <= b.len());
     // SAFETY: `p <= fast_end`, the caller's guarantee.
@@ -1454,7 +1523,7 @@ unsafe fn window_key_value(
         return Step::HandOver;
     };
     // SAFETY: `p + 1 <= fast_end + 1`, and the rest is the caller's guarantee.
-    unsafe { window_key_body_value(b, p + 1, fast_end, w, mask) }
+    unsafe { window_key_body_value::<NOTE>(b, p + 1, fast_end, w, mask, long) }
 }
 
 /// Where `want` is: at `p`, or after the whitespace from `p`, before `fast_end`;
@@ -1480,12 +1549,13 @@ unsafe fn window_byte_after_ws(b: &[u8], p: usize, fast_end: usize, want: u8) ->
 /// - `s <= fast_end + 1` and `fast_end + 64 <= b.len()`;
 /// - [`Window`]'s invariant holds for `w` and `b`.
 #[inline(always)]
-unsafe fn window_key_body_value(
+unsafe fn window_key_body_value<const NOTE: bool>(
     b: &[u8],
     s: usize,
     fast_end: usize,
     w: &mut Window,
     mask: &impl Fn(&[u8; 64]) -> u64,
+    long: &mut LongValues,
 ) -> Step {
     debug_assert!(s <= fast_end + 1 && fast_end + 64 <= b.len());
     // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
@@ -1500,22 +1570,24 @@ unsafe fn window_key_body_value(
         return Step::HandOver;
     };
     // SAFETY: `q + 1 <= fast_end`, and the rest is the caller's guarantee.
-    unsafe { window_value(b, q + 1, fast_end, w, mask) }
+    unsafe { window_value::<NOTE>(b, q + 1, fast_end, w, mask, long) }
 }
 
 /// One value at `p` (just after the `,` or `[` in an array, the `:` in an
-/// object) of the window loop, whitespace before it allowed.
+/// object) of the window loop, whitespace before it allowed; with `NOTE`, a long
+/// string is noted in `long` (the member functions around it pass both on).
 ///
 /// # Safety
 /// - `p <= fast_end` and `fast_end + 64 <= b.len()`;
 /// - [`Window`]'s invariant holds for `w` and `b`.
 #[inline(always)]
-unsafe fn window_value(
+unsafe fn window_value<const NOTE: bool>(
     b: &[u8],
     mut p: usize,
     fast_end: usize,
     w: &mut Window,
     mask: &impl Fn(&[u8; 64]) -> u64,
+    long: &mut LongValues,
 ) -> Step {
     debug_assert!(p <= fast_end && fast_end + 64 <= b.len());
     // SAFETY: `p <= fast_end < b.len()`, the caller's guarantee.
@@ -1534,8 +1606,15 @@ unsafe fn window_value(
     // jump table whose indirect jump follows the input's mix of kinds.
     if c == b'"' {
         // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
-        let end = unsafe { window_string_end(b, p + 1, w, mask) };
-        return end.map_or(Step::HandOver, Step::End);
+        let Some(end) = (unsafe { window_string_end(b, p + 1, w, mask) }) else {
+            return Step::HandOver;
+        };
+        // Long strings are noted (in the window's offsets: the padded copy
+        // holds no long value).
+        if NOTE {
+            long.note(p, end);
+        }
+        return Step::End(end);
     }
     // `[` (0x5b) and `{` (0x7b) are the only bytes that are `{` with bit 5 set.
     if c | 0x20 == b'{' {
@@ -2347,7 +2426,8 @@ mod window_tests {
 
     fn verdict(input: &[u8], max_depth: usize, general: bool) -> String {
         let mut stack = vec![0u64; max_depth / 64 + 1];
-        let sc = Scanner::new(input, max_depth, &mut stack);
+        let mut long = crate::long::LongValues::default();
+        let sc = Scanner::new(input, max_depth, &mut stack, &mut long);
         let mut sc = if general { sc.general_only() } else { sc };
         format!("{:?}", sc.validate())
     }

@@ -125,7 +125,8 @@ fn scan_verdict(input: &[u8], general: bool, max_depth: usize) -> String {
     let mut stack = vec![0u64; max_depth / 64 + 1];
     let mut top = ObjSpans::default();
     let mut sink = Sink(Vec::new());
-    let sc = Scanner::new(input, max_depth, &mut stack);
+    let mut long = crate::long::LongValues::default();
+    let sc = Scanner::new(input, max_depth, &mut stack, &mut long);
     let mut sc = if general { sc.general_only() } else { sc };
     let r = sc.scan_message(&mut top, &mut sink, 10);
     // What `compact` promises the classifier must hold; then it is left out of
@@ -504,7 +505,7 @@ fn compact_path_any_member_order_matches_general_path() {
             fn clear(&mut self) {}
             fn push(&mut self, _: super::scan::ObjSpans) {}
         }
-        let r = super::scan::Scanner::new(msg.as_bytes(), 128, &mut stack)
+        let r = super::scan::Scanner::new(msg.as_bytes(), 128, &mut stack, &mut Default::default())
             .scan_message(&mut top, &mut Drop0, 10);
         assert!(r.is_ok() && top.compact, "{msg}");
     }
@@ -693,8 +694,8 @@ fn compact_nested_params_in_long_messages_match_general_path() {
             fn clear(&mut self) {}
             fn push(&mut self, _: super::scan::ObjSpans) {}
         }
-        let r =
-            super::scan::Scanner::new(m, 128, &mut stack).scan_message(&mut top, &mut Drop0, 10);
+        let r = super::scan::Scanner::new(m, 128, &mut stack, &mut Default::default())
+            .scan_message(&mut top, &mut Drop0, 10);
         assert!(r.is_ok() && top.compact, "{}", String::from_utf8_lossy(m));
     }
 }
