@@ -141,6 +141,21 @@ pub struct Ndjson {
 }
 
 impl Ndjson {
+    /// The encoder beside the decoder: appends `message` (one JSON text, which
+    /// never holds a raw newline) and its `\n` to `out`.
+    ///
+    /// ```
+    /// let mut out = Vec::new();
+    /// switchboard::framing::Ndjson::encode(br#"{"jsonrpc":"2.0","result":1,"id":1}"#, &mut out);
+    /// assert_eq!(out, b"{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n");
+    /// ```
+    pub fn encode(message: &[u8], out: &mut Vec<u8>) {
+        debug_assert!(!message.contains(&b'\n'));
+        out.reserve(message.len() + 1);
+        out.extend_from_slice(message);
+        out.push(b'\n');
+    }
+
     /// A framer refusing messages over `limit` bytes (the `\n` and a trailing `\r` not
     /// counted).
     #[must_use]
@@ -305,6 +320,22 @@ const HEADERS_START: LspState = LspState::Headers {
 };
 
 impl ContentLength {
+    /// The encoder beside the decoder: appends `Content-Length: N\r\n\r\n` and
+    /// `message` to `out`.
+    ///
+    /// ```
+    /// let mut out = Vec::new();
+    /// switchboard::framing::ContentLength::encode(b"{}", &mut out);
+    /// assert_eq!(out, b"Content-Length: 2\r\n\r\n{}");
+    /// ```
+    pub fn encode(message: &[u8], out: &mut Vec<u8>) {
+        out.reserve(message.len() + 40);
+        out.extend_from_slice(b"Content-Length: ");
+        crate::write::write_u64(out, message.len() as u64);
+        out.extend_from_slice(b"\r\n\r\n");
+        out.extend_from_slice(message);
+    }
+
     /// The longest header section accepted.
     pub const MAX_HEADER_BYTES: usize = 8 << 10;
 

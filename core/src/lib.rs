@@ -51,6 +51,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod connection;
 mod dispatch;
 pub mod framing;
 mod long;

@@ -271,6 +271,25 @@ impl<'a> RawValue<'a> {
         })
     }
 
+    /// The first member called `name` (compared after unescaping), if this is
+    /// an object.
+    ///
+    /// ```
+    /// use switchboard::{Message, Parser};
+    /// let mut p = Parser::new();
+    /// let Message::Request(req) = p.parse(br#"{"jsonrpc":"2.0","method":"m","params":{"args":{"a":1}},"id":1}"#)
+    /// else { panic!() };
+    /// let args = req.params().unwrap().get("args").unwrap();
+    /// assert_eq!(args.get("a").and_then(|a| a.as_i64()), Some(1));
+    /// assert!(args.get("b").is_none());
+    /// ```
+    #[inline]
+    pub fn get(&self, name: &str) -> Option<RawValue<'a>> {
+        self.object_iter()?
+            .find(|(k, _)| k.eq_str(name))
+            .map(|(_, v)| v)
+    }
+
     /// The elements of this array from `offset` ([`Elements::offset`] of an
     /// earlier iterator over it), for bindings that keep an iterator in foreign
     /// memory; `None` if this is not an array. An offset no iterator gave yields

@@ -160,7 +160,7 @@ impl From<crate::ParamsError> for RpcError {
 }
 
 /// Whether `json` is exactly one valid JSON value (default depth limit); no allocation.
-fn is_one_json_value(json: &[u8]) -> bool {
+pub(crate) fn is_one_json_value(json: &[u8]) -> bool {
     const DEPTH: usize = crate::ParserConfig::DEFAULT_MAX_DEPTH;
     let mut stack = [0u64; DEPTH / 64 + 1];
     crate::parse::scan::Scanner::new(json, DEPTH, &mut stack, &mut Default::default())
