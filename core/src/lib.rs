@@ -52,6 +52,7 @@
 #![warn(missing_docs)]
 
 mod dispatch;
+pub mod envelope;
 pub mod framing;
 mod long;
 mod params;

@@ -7,9 +7,9 @@ use std::task::Poll;
 use super::async_call::{AsyncResult, block_on};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::router::{Handler, Router};
+use crate::envelope::{self, HEAD, HEAD_RESULT, RESULT, end_response};
 use crate::long::LongValues;
 use crate::parse::{Error, Id, Item, Message, Parser, Reason};
-use crate::write;
 
 /// Handles messages against a shared [`Router`], writing each response into a
 /// buffer it reuses: after warm-up, a message costs no heap allocation in the core
@@ -204,7 +204,7 @@ impl Session {
                     Err(e) => Err(e),
                 };
                 write_failure(out, start, outcome);
-                end_response(out, id);
+                end_response(out, id.as_bytes());
             }
         }
         if shape.finish(out) {
@@ -226,14 +226,6 @@ impl Session {
         }
     }
 }
-
-const HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",";
-
-/// The name of a result member.
-const RESULT: &[u8] = b"\"result\":";
-
-/// [`HEAD`] and [`RESULT`].
-const HEAD_RESULT: &[u8] = b"{\"jsonrpc\":\"2.0\",\"result\":";
 
 /// The response buffer capacity a session keeps between messages (larger ones are
 /// given back at the next message).
@@ -486,7 +478,7 @@ fn dispatch<'a, const DEFER: bool>(
                     outcome: None,
                 });
             }
-            end_response(out, r.id());
+            end_response(out, r.id().as_bytes());
             Dispatched::Wrote
         }
         Item::Notification(n) => {
@@ -519,33 +511,10 @@ fn dispatch<'a, const DEFER: bool>(
             Dispatched::Silent
         }
         Item::Error(e) => {
-            e.write_response(out);
+            envelope::core_error_response(out, &e);
             Dispatched::Wrote
         }
     }
-}
-
-/// Appends `,"id":`, the id's bytes and `}`: one fixed-size copy for ids up to
-/// 16 bytes (numbers, short strings), no `memcpy` call; longer ones take a call.
-#[inline(always)]
-fn end_response(out: &mut Vec<u8>, id: Id<'_>) {
-    let id = id.as_bytes();
-    if id.len() <= 16 {
-        let mut buf = [b'}'; 23];
-        buf[..6].copy_from_slice(b",\"id\":");
-        let n = write::copy_short(&mut buf[6..22], id);
-        write::extend_prefix(out, &buf, n + 7);
-        return;
-    }
-    end_response_long(out, id);
-}
-
-/// [`end_response`] for ids longer than 16 bytes.
-#[inline(never)]
-fn end_response_long(out: &mut Vec<u8>, id: &[u8]) {
-    out.extend_from_slice(b",\"id\":");
-    out.extend_from_slice(id);
-    out.push(b'}');
 }
 
 /// Looks the method up and runs its handler, appending the result's value after
@@ -565,7 +534,7 @@ fn call_into<const DEFER: bool>(
         .and_then(|name| router.lookup(name));
     let Some(entry) = entry else {
         out.truncate(start);
-        Error::new(Reason::UnknownMethod, Id::NULL).write_member(out);
+        envelope::core_error_member(out, &Error::new(Reason::UnknownMethod, Id::NULL));
         return None;
     };
     let outcome = match &entry.handler {
@@ -634,14 +603,14 @@ fn write_failure(out: &mut Vec<u8>, start: usize, outcome: Result<(), Option<Rpc
         }
         Err(None) => {
             out.truncate(start);
-            RpcError::new(
-                Reason::HandlerFailed.code().as_i32(),
-                Reason::HandlerFailed.code().message(),
-            )
-            .write_member(out);
-            // Replace the member's end with the static data object (no allocation).
-            out.pop();
-            out.extend_from_slice(b",\"data\":{\"reason\":\"the handler panicked\"}}");
+            // A static data object: no allocation.
+            let code = Reason::HandlerFailed.code();
+            envelope::error_member(
+                out,
+                code.as_i32(),
+                code.message(),
+                Some(b"{\"reason\":\"the handler panicked\"}"),
+            );
         }
     }
 }
