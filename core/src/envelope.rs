@@ -4,8 +4,8 @@
 //!
 //! Every function appends to a caller's `Vec<u8>` and allocates nothing beyond that
 //! vector's growth. Ids, params, results and error data are raw JSON bytes, written
-//! verbatim: **the caller guarantees they are valid JSON** (an [`Id`]'s
-//! [`as_bytes`](Id::as_bytes), a [`RawValue`](crate::RawValue)'s
+//! verbatim: **the caller guarantees they are valid JSON** (an [`Id`](crate::Id)'s
+//! [`as_bytes`](crate::Id::as_bytes), a [`RawValue`](crate::RawValue)'s
 //! [`as_bytes`](crate::RawValue::as_bytes) or `serde_json`'s output are). Method
 //! names and messages are text, escaped here.
 //!
