@@ -53,6 +53,7 @@
 
 pub mod connection;
 mod dispatch;
+pub mod envelope;
 pub mod framing;
 mod long;
 mod params;

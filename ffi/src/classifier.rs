@@ -1,8 +1,6 @@
 //! The low-level classifier on its own, for C servers that dispatch themselves.
 
-use std::io::Write as _;
-
-use switchboard::{Error, Item, Message, Parser};
+use switchboard::{Error, Item, Message, Parser, envelope};
 
 use crate::boundary::{self, bytes, out_ptr};
 use crate::config;
@@ -160,28 +158,24 @@ fn item_view(
     m
 }
 
-/// Appends the error response for `e` to `scratch`, in the same form a session
-/// writes it.
+/// Appends the error response for `e` to `scratch`, as a session writes it (the
+/// core's writer: [`envelope::core_error_response`]).
 fn write_error(scratch: &mut Vec<u8>, e: &Error<'_>, index: usize) -> Fixup {
     let start = scratch.len();
-    let code = e.code();
-    // Writing into a Vec cannot fail.
-    let _ = write!(
-        scratch,
-        "{{\"jsonrpc\":\"2.0\",\"error\":{{\"code\":{},\"message\":\"{}\",\"data\":",
-        code.as_i32(),
-        code.message()
-    );
-    let data_start = scratch.len();
-    let _ = write!(scratch, "{}", e.data());
-    let data_end = scratch.len();
-    scratch.extend_from_slice(b"},\"id\":");
-    scratch.extend_from_slice(e.id().as_bytes());
-    scratch.push(b'}');
+    envelope::core_error_response(scratch, e);
+    let end = scratch.len();
+    // The response ends `<data>},"id":<id>}`, and its first member named `data`
+    // is the data (before it come only the static code and message).
+    let data_end = end - e.id().as_bytes().len() - b"},\"id\":}".len();
+    const KEY: &[u8] = b"\"data\":";
+    let data_start = scratch[start..data_end]
+        .windows(KEY.len())
+        .position(|w| w == KEY)
+        .map_or(data_end, |i| start + i + KEY.len());
     Fixup {
         index,
         data: (data_start, data_end),
-        response: (start, scratch.len()),
+        response: (start, end),
     }
 }
 

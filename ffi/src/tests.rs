@@ -136,6 +136,9 @@ fn classifier_views_survive_scratch_growth() {
         );
         assert_eq!(resp, want.as_bytes());
         // SAFETY: as above.
+        let data = unsafe { e.error_data.as_bytes() };
+        assert_eq!(data, br#"{"field":"method","reason":"must be a string"}"#);
+        // SAFETY: as above.
         assert_eq!(unsafe { e.id.as_bytes() }, i.to_string().as_bytes());
     }
     // SAFETY: live classifier, freed once.

@@ -6,7 +6,7 @@
 use std::io::{self, BufRead, Write};
 
 use switchboard::framing::{ContentLength, FramingError, Ndjson, Status};
-use switchboard::{Reason, Session};
+use switchboard::{Error, Id, Reason, Session, envelope};
 
 /// How messages are delimited on the stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -33,16 +33,8 @@ impl std::str::FromStr for Framing {
 /// stream: -32600 with `data` saying the limit (the same bytes the core writes when
 /// it is handed such a message whole), written into `out`.
 pub fn write_too_large(out: &mut Vec<u8>, limit: usize) {
-    let reason = Reason::TooLarge;
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":");
-    out.extend_from_slice(reason.code().as_i32().to_string().as_bytes());
-    out.extend_from_slice(b",\"message\":\"");
-    out.extend_from_slice(reason.code().message().as_bytes());
-    out.extend_from_slice(b"\",\"data\":{\"reason\":\"");
-    out.extend_from_slice(reason.as_str().as_bytes());
-    out.extend_from_slice(b"\",\"limit\":");
-    out.extend_from_slice(limit.to_string().as_bytes());
-    out.extend_from_slice(b"}},\"id\":null}");
+    let error = Error::new(Reason::TooLarge, Id::NULL).with_limit(limit);
+    envelope::core_error_response(out, &error);
 }
 
 /// Answers newline-delimited messages from `input` on `output` until EOF.

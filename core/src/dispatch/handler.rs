@@ -133,15 +133,8 @@ impl RpcError {
 
     /// Appends `"error":{...}` (the member, without braces around it) to `out`.
     pub(crate) fn write_member(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(b"\"error\":{\"code\":");
-        write::write_i64(out, self.code as i64);
-        out.extend_from_slice(b",\"message\":");
-        write::write_str_escaped(out, &self.message);
-        if let Some(d) = &self.data {
-            out.extend_from_slice(b",\"data\":");
-            out.extend_from_slice(d.as_bytes());
-        }
-        out.push(b'}');
+        let data = self.data.as_deref().map(str::as_bytes);
+        crate::envelope::error_member(out, self.code, &self.message, data);
     }
 }
 

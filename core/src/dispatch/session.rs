@@ -7,9 +7,9 @@ use std::task::Poll;
 use super::async_call::{AsyncResult, block_on};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::router::{Handler, Router};
+use crate::envelope::{self, HEAD, HEAD_RESULT, RESULT, end_response};
 use crate::long::LongValues;
-use crate::parse::{Error, Id, Item, Message, Parser, Reason};
-use crate::write;
+use crate::parse::{Error, Id, Item, Message, Notification, Parser, Reason, Request, Response};
 
 /// Handles messages against a shared [`Router`], writing each response into a
 /// buffer it reuses: after warm-up, a message costs no heap allocation in the core
@@ -103,16 +103,14 @@ impl Session {
             dropped_responses,
         } = self;
         // Nothing is deferred here: no place for futures at all.
-        let shape = begin::<false, LONG>(
+        let mut pass = Pass {
             router,
-            parser,
-            long,
-            input,
             out,
-            dropped_responses,
-            &mut NoDefer,
-        );
-        if shape.finish(out) {
+            dropped: dropped_responses,
+            deferred: NoDefer,
+        };
+        let shape = pass.begin::<LONG>(parser, long, input);
+        if shape.finish(pass.out) {
             Some(&self.out)
         } else {
             None
@@ -174,40 +172,19 @@ impl Session {
             out,
             dropped_responses,
         } = self;
-        let mut deferred = Vec::new();
+        let mut pass = Pass {
+            router,
+            out,
+            dropped: dropped_responses,
+            deferred: Vec::new(),
+        };
         // The long path whatever the length: a short message notes nothing
         // (and installs nothing); the async path is not the one to shave.
-        let mut shape = begin::<true, true>(
-            router,
-            parser,
-            long,
-            input,
-            out,
-            dropped_responses,
-            &mut deferred,
-        );
-        if !deferred.is_empty() {
-            join(&mut deferred).await;
-            for d in deferred {
-                let (Some(id), Some(outcome)) = (d.id, d.outcome) else {
-                    continue; // a notification: never answered
-                };
-                shape.open_response(out);
-                out.extend_from_slice(HEAD);
-                let start = out.len();
-                let outcome = match outcome {
-                    Ok(result) => {
-                        out.extend_from_slice(RESULT);
-                        out.extend_from_slice(&result);
-                        Ok(())
-                    }
-                    Err(e) => Err(e),
-                };
-                write_failure(out, start, outcome);
-                end_response(out, id);
-            }
+        let mut shape = pass.begin::<true>(parser, long, input);
+        if !pass.deferred.is_empty() {
+            pass.deferred_calls(&mut shape).await;
         }
-        if shape.finish(out) {
+        if shape.finish(pass.out) {
             Some(&self.out)
         } else {
             None
@@ -227,17 +204,34 @@ impl Session {
     }
 }
 
-const HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",";
-
-/// The name of a result member.
-const RESULT: &[u8] = b"\"result\":";
-
-/// [`HEAD`] and [`RESULT`].
-const HEAD_RESULT: &[u8] = b"{\"jsonrpc\":\"2.0\",\"result\":";
-
 /// The response buffer capacity a session keeps between messages (larger ones are
 /// given back at the next message).
 const RETAINED_OUT: usize = 1 << 20;
+
+/// Why a call has no result.
+enum Failure {
+    /// The handler (or its future) returned this error.
+    Handler(RpcError),
+    /// The handler, its future or its typed params' decoding panicked.
+    Panicked,
+}
+
+/// Runs `f`, containing a panic: every place the session runs code it does not
+/// own (handlers, futures, the response sink, destructors) goes through here.
+#[inline(always)]
+fn contained<R>(f: impl FnOnce() -> R) -> Result<R, Failure> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|_| Failure::Panicked)
+}
+
+/// [`contained`] for a handler that may fail: its error or its panic.
+#[inline(always)]
+fn contained_call<T>(f: impl FnOnce() -> Result<T, RpcError>) -> Result<T, Failure> {
+    match contained(f) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(Failure::Handler(e)),
+        Err(panicked) => Err(panicked),
+    }
+}
 
 /// An async call whose future is awaited after the message's sync calls.
 struct Deferred<'a> {
@@ -245,29 +239,38 @@ struct Deferred<'a> {
     id: Option<Id<'a>>,
     /// Running until `outcome` is set.
     future: Option<AsyncResult>,
-    /// The serialized result, or the error (`None`: the future panicked).
-    outcome: Option<Result<Vec<u8>, Option<RpcError>>>,
+    /// The serialized result, or why there is none.
+    outcome: Option<Result<Vec<u8>, Failure>>,
 }
 
-/// Where [`begin`] puts the async calls it defers.
+/// Where a [`Pass`] puts the async calls it defers.
 trait DeferTo<'a> {
+    /// Whether calls are deferred at all: without, an async handler's future is
+    /// blocked on where it is called, and the deferring paths are compiled out.
+    const DEFERS: bool;
+
     fn defer(&mut self, d: Deferred<'a>);
 }
 
+/// [`Session::handle_async`]'s: the futures are awaited after the sync pass.
 impl<'a> DeferTo<'a> for Vec<Deferred<'a>> {
+    const DEFERS: bool = true;
+
     #[inline]
     fn defer(&mut self, d: Deferred<'a>) {
         self.push(d);
     }
 }
 
-/// [`Session::handle`]'s: without `DEFER`, [`dispatch`] never defers a call.
+/// [`Session::handle`]'s: a call is never deferred.
 struct NoDefer;
 
 impl<'a> DeferTo<'a> for NoDefer {
+    const DEFERS: bool = false;
+
     #[inline]
     fn defer(&mut self, d: Deferred<'a>) {
-        debug_assert!(false, "a call deferred without DEFER");
+        debug_assert!(false, "a call deferred without DEFERS");
         drop(d);
     }
 }
@@ -298,110 +301,240 @@ impl Shape {
     }
 }
 
-/// Clears `out`, parses `input` and answers every item whose handler is sync (in
-/// input order); with `DEFER`, the futures of async calls are pushed to `deferred`
-/// instead of being blocked on. With `LONG` (a message of [`crate::long::LONG`]
-/// bytes or more), the message's long values are noted in `long` and installed
-/// for its handlers' walks over their params ([`crate::long`]) while the sync
-/// pass runs: `input` stays borrowed meanwhile, and the deferred futures run
-/// after it, without.
-#[inline(always)]
-fn begin<'a, const DEFER: bool, const LONG: bool>(
-    router: &Router,
-    parser: &'a mut Parser,
-    long: &mut LongValues,
-    input: &'a [u8],
-    out: &mut Vec<u8>,
-    dropped: &mut u64,
-    deferred: &mut impl DeferTo<'a>,
-) -> Shape {
-    out.clear();
-    if out.capacity() > RETAINED_OUT {
-        // A huge response is not kept around for the small ones that follow.
-        out.shrink_to(RETAINED_OUT);
+/// One pass over a message: answers every item whose handler is sync, in input
+/// order, appending the responses to `out`; async calls go to `deferred`
+/// ([`DeferTo`]), or are blocked on where they are called.
+struct Pass<'s, D> {
+    router: &'s Router,
+    out: &'s mut Vec<u8>,
+    /// Response objects received without a sink registered.
+    dropped: &'s mut u64,
+    deferred: D,
+}
+
+impl<'a, D: DeferTo<'a>> Pass<'_, D> {
+    /// Clears `out`, parses `input` and answers its items ([`Pass::message`]).
+    /// With `LONG` (a message of [`crate::long::LONG`] bytes or more), the
+    /// message's long values are noted in `long` and installed for its handlers'
+    /// walks over their params ([`crate::long`]) while the pass runs: `input`
+    /// stays borrowed meanwhile, and the deferred futures run after it, without.
+    #[inline(always)]
+    fn begin<const LONG: bool>(
+        &mut self,
+        parser: &'a mut Parser,
+        long: &mut LongValues,
+        input: &'a [u8],
+    ) -> Shape {
+        self.out.clear();
+        if self.out.capacity() > RETAINED_OUT {
+            // A huge response is not kept around for the small ones that follow.
+            self.out.shrink_to(RETAINED_OUT);
+        }
+        if !LONG {
+            let message = parser.parse(input);
+            return self.message(message);
+        }
+        long.clear();
+        let message = parser.parse_noting(input, Some(long));
+        let _installed = if long.is_empty() {
+            None
+        } else {
+            crate::long::install(input, long)
+        };
+        self.message(message)
     }
-    if !LONG {
-        let message = parser.parse(input);
-        return answer::<DEFER>(router, message, out, dropped, deferred);
+
+    /// Answers every item of `message` whose handler is sync.
+    #[inline(always)]
+    fn message(&mut self, message: Message<'a>) -> Shape {
+        let wrote = match message {
+            Message::Batch(batch) => {
+                self.out.push(b'[');
+                let mut any = false;
+                for item in batch.iter() {
+                    let mark = self.out.len();
+                    if any {
+                        self.out.push(b',');
+                    }
+                    if self.item(item) {
+                        any = true;
+                    } else {
+                        self.out.truncate(mark);
+                    }
+                }
+                return Shape {
+                    batch: true,
+                    wrote: any,
+                };
+            }
+            Message::Request(r) => self.request(r),
+            Message::Notification(n) => self.notification(n),
+            Message::Response(r) => self.response(r),
+            Message::Error(e) => self.error(e),
+        };
+        Shape {
+            batch: false,
+            wrote,
+        }
     }
-    long.clear();
-    let message = parser.parse_noting(input, Some(long));
-    let _installed = if long.is_empty() {
+
+    /// Answers one item; whether it wrote a response (a deferred call did not).
+    #[inline(always)]
+    fn item(&mut self, item: Item<'a>) -> bool {
+        match item {
+            Item::Request(r) => self.request(r),
+            Item::Notification(n) => self.notification(n),
+            Item::Response(r) => self.response(r),
+            Item::Error(e) => self.error(e),
+        }
+    }
+
+    /// Answers a request, or defers it.
+    #[inline(always)]
+    fn request(&mut self, r: Request<'a>) -> bool {
+        let call = Call {
+            method: r.method(),
+            id: Some(r.id()),
+            params: r.params(),
+        };
+        let mark = self.out.len();
+        // The head and the result's name in one copy; `call_into` replaces
+        // the name with the error member if there is no result.
+        self.out.extend_from_slice(HEAD_RESULT);
+        let start = self.out.len() - RESULT.len();
+        let future = self.call_into(&call, start);
+        // Without `DEFERS` there is never a future: the branch is compiled out.
+        if D::DEFERS
+            && let Some(future) = future
+        {
+            self.out.truncate(mark);
+            self.deferred.defer(Deferred {
+                id: Some(r.id()),
+                future: Some(future),
+                outcome: None,
+            });
+            return false;
+        }
+        end_response(self.out, r.id().as_bytes());
+        true
+    }
+
+    /// Runs a notification's handler, or defers it; never answered, not even
+    /// with an error.
+    #[inline(always)]
+    fn notification(&mut self, n: Notification<'a>) -> bool {
+        let call = Call {
+            method: n.method(),
+            id: None,
+            params: n.params(),
+        };
+        let mark = self.out.len();
+        let future = self.call_into(&call, mark);
+        self.out.truncate(mark);
+        // Without `DEFERS` there is never a future: compiled out.
+        if D::DEFERS
+            && let Some(future) = future
+        {
+            self.deferred.defer(Deferred {
+                id: None,
+                future: Some(future),
+                outcome: None,
+            });
+        }
+        false
+    }
+
+    /// Hands a response object to the router's sink (or counts it dropped).
+    #[inline(always)]
+    fn response(&mut self, r: Response<'a>) -> bool {
+        match self.router.response_sink() {
+            // A panicking sink must not take the session down.
+            Some(sink) => drop(contained(|| sink(&r))),
+            None => *self.dropped += 1,
+        }
+        false
+    }
+
+    /// Answers an item the parser refused.
+    #[inline(always)]
+    fn error(&mut self, e: Error<'a>) -> bool {
+        envelope::core_error_response(self.out, &e);
+        true
+    }
+
+    /// Looks the method up and runs its handler, appending the result's value
+    /// after `out[start..]` (`"result":`, written by the caller: for a
+    /// notification, whose answer is discarded, nothing) or replacing
+    /// `out[start..]` with `"error":…`. With `DEFERS`, an async handler's future
+    /// is returned instead (`out` cut back to `start`); without, it is driven to
+    /// completion here.
+    fn call_into(&mut self, call: &Call<'_>, start: usize) -> Option<AsyncResult> {
+        let router = self.router;
+        let out = &mut *self.out;
+        let entry = call
+            .method
+            .lookup_key()
+            .and_then(|name| router.lookup(name));
+        let Some(entry) = entry else {
+            out.truncate(start);
+            envelope::core_error_member(out, &Error::new(Reason::UnknownMethod, Id::NULL));
+            return None;
+        };
+        let outcome = match &entry.handler {
+            Handler::Call(f) => contained_call(|| {
+                let mut w = ResultWriter {
+                    out: &mut *out,
+                    written: false,
+                };
+                f(call, &mut w).map(|()| w.written)
+            })
+            .map(|written| {
+                if !written {
+                    out.extend_from_slice(b"null");
+                }
+            }),
+            Handler::Notify(f) => contained(|| f(call)).map(|()| out.extend_from_slice(b"null")),
+            Handler::Async(f) => match contained_call(|| f(call)) {
+                Ok(future) if D::DEFERS => {
+                    out.truncate(start);
+                    return Some(future);
+                }
+                Ok(future) => {
+                    contained_call(|| block_on(future)).map(|result| out.extend_from_slice(&result))
+                }
+                Err(failure) => Err(failure),
+            },
+            Handler::Discover => {
+                out.extend_from_slice(router.discover_document());
+                Ok(())
+            }
+        };
+        if let Err(failure) = outcome {
+            write_failure(out, start, failure);
+        }
         None
-    } else {
-        crate::long::install(input, long)
-    };
-    answer::<DEFER>(router, message, out, dropped, deferred)
-}
-
-/// Answers every item of `message` whose handler is sync (see [`begin`]).
-#[inline(always)]
-fn answer<'a, const DEFER: bool>(
-    router: &Router,
-    message: Message<'a>,
-    out: &mut Vec<u8>,
-    dropped: &mut u64,
-    deferred: &mut impl DeferTo<'a>,
-) -> Shape {
-    match message {
-        Message::Batch(batch) => {
-            out.push(b'[');
-            let mut any = false;
-            for item in batch.iter() {
-                let mark = out.len();
-                if any {
-                    out.push(b',');
-                }
-                if one::<DEFER>(router, item, out, dropped, deferred) {
-                    any = true;
-                } else {
-                    out.truncate(mark);
-                }
-            }
-            Shape {
-                batch: true,
-                wrote: any,
-            }
-        }
-        Message::Request(r) => single::<DEFER>(router, Item::Request(r), out, dropped, deferred),
-        Message::Notification(n) => {
-            single::<DEFER>(router, Item::Notification(n), out, dropped, deferred)
-        }
-        Message::Response(r) => single::<DEFER>(router, Item::Response(r), out, dropped, deferred),
-        Message::Error(e) => single::<DEFER>(router, Item::Error(e), out, dropped, deferred),
     }
 }
 
-/// The shape of a message that is one item.
-#[inline(always)]
-fn single<'a, const DEFER: bool>(
-    router: &Router,
-    item: Item<'a>,
-    out: &mut Vec<u8>,
-    dropped: &mut u64,
-    deferred: &mut impl DeferTo<'a>,
-) -> Shape {
-    Shape {
-        batch: false,
-        wrote: one::<DEFER>(router, item, out, dropped, deferred),
-    }
-}
-
-/// Dispatches one item; whether it wrote a response (a deferred call did not).
-#[inline(always)]
-fn one<'a, const DEFER: bool>(
-    router: &Router,
-    item: Item<'a>,
-    out: &mut Vec<u8>,
-    dropped: &mut u64,
-    deferred: &mut impl DeferTo<'a>,
-) -> bool {
-    match dispatch::<DEFER>(router, item, out, dropped) {
-        Dispatched::Wrote => true,
-        Dispatched::Silent => false,
-        Dispatched::Deferred(d) => {
-            deferred.defer(d);
-            false
+impl<'a> Pass<'_, Vec<Deferred<'a>>> {
+    /// Awaits the deferred calls, then answers the requests among them, in
+    /// input order, after the sync pass's responses.
+    async fn deferred_calls(&mut self, shape: &mut Shape) {
+        join(&mut self.deferred).await;
+        for d in self.deferred.drain(..) {
+            let (Some(id), Some(outcome)) = (d.id, d.outcome) else {
+                continue; // a notification: never answered
+            };
+            shape.open_response(self.out);
+            match outcome {
+                Ok(result) => envelope::response(self.out, &result, id.as_bytes()),
+                Err(failure) => {
+                    self.out.extend_from_slice(HEAD);
+                    let start = self.out.len();
+                    write_failure(self.out, start, failure);
+                    end_response(self.out, id.as_bytes());
+                }
+            }
         }
     }
 }
@@ -419,17 +552,16 @@ async fn join(deferred: &mut [Deferred<'_>]) {
             let Some(fut) = d.future.as_mut() else {
                 continue;
             };
-            match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
-                Ok(Poll::Pending) => all_done = false,
-                Ok(Poll::Ready(r)) => {
-                    d.outcome = Some(r.map_err(Some));
-                    drop_quietly(d.future.take());
+            let outcome = match contained(|| fut.as_mut().poll(cx)) {
+                Ok(Poll::Pending) => {
+                    all_done = false;
+                    continue;
                 }
-                Err(_) => {
-                    d.outcome = Some(Err(None));
-                    drop_quietly(d.future.take());
-                }
-            }
+                Ok(Poll::Ready(r)) => r.map_err(Failure::Handler),
+                Err(panicked) => Err(panicked),
+            };
+            d.outcome = Some(outcome);
+            drop_quietly(d.future.take());
         }
         if all_done {
             Poll::Ready(())
@@ -442,206 +574,26 @@ async fn join(deferred: &mut [Deferred<'_>]) {
 
 /// Drops a finished or panicked future; a panic in its destructor is contained.
 fn drop_quietly(fut: Option<AsyncResult>) {
-    let _ = catch_unwind(AssertUnwindSafe(move || drop(fut)));
+    let _ = contained(move || drop(fut));
 }
 
-/// What dispatching one item did.
-enum Dispatched<'a> {
-    /// A response was appended.
-    Wrote,
-    /// Nothing to send (a notification, a response object).
-    Silent,
-    /// An async call, to be awaited (only with `DEFER`).
-    Deferred(Deferred<'a>),
-}
-
-/// Dispatches one item, appending its response to `out`, or (with `DEFER`) handing
-/// back an async call's future.
-#[inline(always)]
-fn dispatch<'a, const DEFER: bool>(
-    router: &Router,
-    item: Item<'a>,
-    out: &mut Vec<u8>,
-    dropped: &mut u64,
-) -> Dispatched<'a> {
-    match item {
-        Item::Request(r) => {
-            let call = Call {
-                method: r.method(),
-                id: Some(r.id()),
-                params: r.params(),
-            };
-            let mark = out.len();
-            // The head and the result's name in one copy; `call_into` replaces
-            // the name with the error member if there is no result.
-            out.extend_from_slice(HEAD_RESULT);
-            let start = out.len() - RESULT.len();
-            let future = call_into::<DEFER>(router, &call, out, start);
-            // Without `DEFER` there is never a future: the branch is compiled out.
-            if DEFER && let Some(future) = future {
-                out.truncate(mark);
-                return Dispatched::Deferred(Deferred {
-                    id: Some(r.id()),
-                    future: Some(future),
-                    outcome: None,
-                });
-            }
-            end_response(out, r.id());
-            Dispatched::Wrote
-        }
-        Item::Notification(n) => {
-            let call = Call {
-                method: n.method(),
-                id: None,
-                params: n.params(),
-            };
-            let mark = out.len();
-            let future = call_into::<DEFER>(router, &call, out, mark);
-            out.truncate(mark); // never answered, not even with an error
-            match future {
-                // Without `DEFER` there is never a future: compiled out.
-                Some(future) if DEFER => Dispatched::Deferred(Deferred {
-                    id: None,
-                    future: Some(future),
-                    outcome: None,
-                }),
-                _ => Dispatched::Silent,
-            }
-        }
-        Item::Response(r) => {
-            match router.response_sink() {
-                Some(sink) => {
-                    // A panicking sink must not take the session down.
-                    let _ = catch_unwind(AssertUnwindSafe(|| sink(&r)));
-                }
-                None => *dropped += 1,
-            }
-            Dispatched::Silent
-        }
-        Item::Error(e) => {
-            e.write_response(out);
-            Dispatched::Wrote
-        }
-    }
-}
-
-/// Appends `,"id":`, the id's bytes and `}`: one fixed-size copy for ids up to
-/// 16 bytes (numbers, short strings), no `memcpy` call; longer ones take a call.
-#[inline(always)]
-fn end_response(out: &mut Vec<u8>, id: Id<'_>) {
-    let id = id.as_bytes();
-    if id.len() <= 16 {
-        let mut buf = [b'}'; 23];
-        buf[..6].copy_from_slice(b",\"id\":");
-        let n = write::copy_short(&mut buf[6..22], id);
-        write::extend_prefix(out, &buf, n + 7);
-        return;
-    }
-    end_response_long(out, id);
-}
-
-/// [`end_response`] for ids longer than 16 bytes.
-#[inline(never)]
-fn end_response_long(out: &mut Vec<u8>, id: &[u8]) {
-    out.extend_from_slice(b",\"id\":");
-    out.extend_from_slice(id);
-    out.push(b'}');
-}
-
-/// Looks the method up and runs its handler, appending the result's value after
-/// `out[start..]` (`"result":`, written by the caller: for a notification, whose
-/// answer is discarded, nothing) or replacing `out[start..]` with `"error":…`.
-/// With `DEFER`, an async handler's future is returned instead (`out` cut back to
-/// `start`); without, it is driven to completion here.
-fn call_into<const DEFER: bool>(
-    router: &Router,
-    call: &Call<'_>,
-    out: &mut Vec<u8>,
-    start: usize,
-) -> Option<AsyncResult> {
-    let entry = call
-        .method
-        .lookup_key()
-        .and_then(|name| router.lookup(name));
-    let Some(entry) = entry else {
-        out.truncate(start);
-        Error::new(Reason::UnknownMethod, Id::NULL).write_member(out);
-        return None;
-    };
-    let outcome = match &entry.handler {
-        Handler::Call(f) => {
-            let result = catch_unwind(AssertUnwindSafe(|| {
-                let mut w = ResultWriter {
-                    out: &mut *out,
-                    written: false,
-                };
-                f(call, &mut w).map(|()| w.written)
-            }));
-            match result {
-                Ok(Ok(true)) => Ok(()),
-                Ok(Ok(false)) => {
-                    out.extend_from_slice(b"null");
-                    Ok(())
-                }
-                Ok(Err(e)) => Err(Some(e)),
-                Err(_) => Err(None),
-            }
-        }
-        Handler::Notify(f) => match catch_unwind(AssertUnwindSafe(|| f(call))) {
-            Ok(()) => {
-                out.extend_from_slice(b"null");
-                Ok(())
-            }
-            Err(_) => Err(None),
-        },
-        Handler::Async(f) => match catch_unwind(AssertUnwindSafe(|| f(call))) {
-            Ok(Ok(future)) if DEFER => {
-                out.truncate(start);
-                return Some(future);
-            }
-            Ok(Ok(future)) => match catch_unwind(AssertUnwindSafe(|| block_on(future))) {
-                Ok(Ok(result)) => {
-                    out.extend_from_slice(&result);
-                    Ok(())
-                }
-                Ok(Err(e)) => Err(Some(e)),
-                Err(_) => Err(None),
-            },
-            Ok(Err(e)) => Err(Some(e)),
-            Err(_) => Err(None),
-        },
-        Handler::Discover => {
-            out.extend_from_slice(router.discover_document());
-            Ok(())
-        }
-    };
-    if outcome.is_err() {
-        write_failure(out, start, outcome);
-    }
-    None
-}
-
-/// On failure, replaces what was appended since `start` with the error member:
-/// the handler's error, or (`None`) the one for a panicking handler.
+/// Replaces what was appended since `start` with the error member for `failure`:
+/// the handler's error, or the one for a panic.
 #[cold]
 #[inline(never)]
-fn write_failure(out: &mut Vec<u8>, start: usize, outcome: Result<(), Option<RpcError>>) {
-    match outcome {
-        Ok(()) => {}
-        Err(Some(e)) => {
-            out.truncate(start);
-            e.write_member(out);
-        }
-        Err(None) => {
-            out.truncate(start);
-            RpcError::new(
-                Reason::HandlerFailed.code().as_i32(),
-                Reason::HandlerFailed.code().message(),
-            )
-            .write_member(out);
-            // Replace the member's end with the static data object (no allocation).
-            out.pop();
-            out.extend_from_slice(b",\"data\":{\"reason\":\"the handler panicked\"}}");
+fn write_failure(out: &mut Vec<u8>, start: usize, failure: Failure) {
+    out.truncate(start);
+    match failure {
+        Failure::Handler(e) => e.write_member(out),
+        Failure::Panicked => {
+            // A static data object: no allocation.
+            let code = Reason::HandlerFailed.code();
+            envelope::error_member(
+                out,
+                code.as_i32(),
+                code.message(),
+                Some(b"{\"reason\":\"the handler panicked\"}"),
+            );
         }
     }
 }

@@ -310,114 +310,6 @@ impl Reason {
     }
 }
 
-/// The start of a response a core error is answered with, the same for every
-/// error of one reason: `{"jsonrpc":"2.0","error":{"code":…,"message":"…",`
-/// `"data":{"field":"…","reason":"…"` (laid out at compile time, written with one
-/// copy). The optional `offset` and `limit`, the closing braces and the id follow.
-pub(crate) struct ResponseHead {
-    bytes: [u8; RESPONSE_HEAD_CAP],
-    len: usize,
-}
-
-const RESPONSE_HEAD_CAP: usize = 192;
-
-/// `{"jsonrpc":"2.0",`: where the `"error":` member starts in a [`ResponseHead`].
-pub(crate) const RESPONSE_PREFIX: &[u8] = b"{\"jsonrpc\":\"2.0\",";
-
-impl ResponseHead {
-    const fn put(mut self, s: &[u8]) -> Self {
-        let mut i = 0;
-        while i < s.len() {
-            self.bytes[self.len] = s[i];
-            self.len += 1;
-            i += 1;
-        }
-        self
-    }
-
-    /// `s` escaped as a JSON string body; static texts hold no control or
-    /// non-ASCII byte (checked here, at compile time).
-    const fn put_escaped(mut self, s: &[u8]) -> Self {
-        let mut i = 0;
-        while i < s.len() {
-            let c = s[i];
-            assert!(
-                c >= 0x20 && c < 0x80,
-                "static error texts are printable ASCII"
-            );
-            if c == b'"' || c == b'\\' {
-                self = self.put(b"\\");
-            }
-            self = self.put(&[c]);
-            i += 1;
-        }
-        self
-    }
-
-    const fn put_i32(self, v: i32) -> Self {
-        let mut digits = [0u8; 11];
-        let mut n = 0;
-        let mut u = v.unsigned_abs();
-        loop {
-            digits[n] = b'0' + (u % 10) as u8;
-            n += 1;
-            u /= 10;
-            if u == 0 {
-                break;
-            }
-        }
-        let mut this = if v < 0 { self.put(b"-") } else { self };
-        while n > 0 {
-            n -= 1;
-            this = this.put(&[digits[n]]);
-        }
-        this
-    }
-
-    const fn of(r: Reason) -> Self {
-        let head = ResponseHead {
-            bytes: [0; RESPONSE_HEAD_CAP],
-            len: 0,
-        };
-        let code = r.code();
-        let head = head
-            .put(RESPONSE_PREFIX)
-            .put(b"\"error\":{\"code\":")
-            .put_i32(code.as_i32())
-            .put(b",\"message\":\"")
-            .put_escaped(code.message().as_bytes())
-            .put(b"\",\"data\":{");
-        let head = match r.field() {
-            Some(f) => head
-                .put(b"\"field\":\"")
-                .put_escaped(f.name().as_bytes())
-                .put(b"\","),
-            None => head,
-        };
-        head.put(b"\"reason\":\"")
-            .put_escaped(r.as_str().as_bytes())
-            .put(b"\"")
-    }
-
-    /// The head of every reason's response, in [`Reason::ALL`] order.
-    const ALL: [ResponseHead; 34] = {
-        let mut t = [const {
-            ResponseHead {
-                bytes: [0; RESPONSE_HEAD_CAP],
-                len: 0,
-            }
-        }; 34];
-        let mut i = 0;
-        while i < t.len() {
-            t[i] = ResponseHead::of(Reason::ALL[i]);
-            i += 1;
-        }
-        t
-    };
-}
-
-static RESPONSE_HEADS: [ResponseHead; 34] = ResponseHead::ALL;
-
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.field() {
@@ -469,7 +361,16 @@ impl<'a> Error<'a> {
         }
     }
 
-    pub(crate) const fn with_limit(mut self, limit: usize) -> Self {
+    /// This error with the configured limit that was exceeded (for limit errors:
+    /// [`Reason::TooLarge`], [`Reason::TooDeep`], [`Reason::BatchTooLong`]),
+    /// reported in its `data`.
+    ///
+    /// ```
+    /// use switchboard::{Error, Id, Reason};
+    /// let e = Error::new(Reason::TooLarge, Id::NULL).with_limit(1024);
+    /// assert_eq!(e.data().to_string(), r#"{"reason":"message larger than max_message_bytes","limit":1024}"#);
+    /// ```
+    pub const fn with_limit(mut self, limit: usize) -> Self {
         self.limit = Some(limit);
         self
     }
@@ -505,103 +406,6 @@ impl<'a> Error<'a> {
             reason: self.reason,
             offset: self.offset,
             limit: self.limit,
-        }
-    }
-}
-
-impl Error<'_> {
-    /// Appends this error's response up to its id member:
-    /// `{"jsonrpc":"2.0","error":{"code":…,"message":…,"data":{…}}` (the static
-    /// part in one copy, then the offset and limit, if any). The tests' reference
-    /// for [`Error::write_response`].
-    #[cfg(test)]
-    pub(crate) fn write_response_head(&self, out: &mut Vec<u8>) {
-        self.write_from(out, 0);
-    }
-
-    /// Appends this error's whole response, its id member included:
-    /// [`Error::write_response_head`] then `,"id":…}`. The usual end (no limit, an
-    /// offset below 100 or none, the id `null`: every parse error at the start of
-    /// a message) is one fixed-size copy after the head.
-    #[inline(always)]
-    pub(crate) fn write_response(&self, out: &mut Vec<u8>) {
-        let head = &RESPONSE_HEADS[self.reason.index()];
-        let len = out.len();
-        out.extend_from_slice(&head.bytes);
-        out.truncate(len + head.len);
-        if self.limit.is_none() && self.id.as_bytes() == b"null" {
-            const END: &[u8; 13] = b"}},\"id\":null}";
-            match self.offset {
-                None => return out.extend_from_slice(END),
-                Some(o) if o < 100 => {
-                    // `,"offset":` and one or two digits, then the end, laid out
-                    // in one fixed-size array and cut to length.
-                    let mut tail = *b",\"offset\":00}},\"id\":null}\0\0\0\0\0\0\0";
-                    let n = if o < 10 {
-                        tail[10] = b'0' + o as u8;
-                        11
-                    } else {
-                        tail[10] = b'0' + (o / 10) as u8;
-                        tail[11] = b'0' + (o % 10) as u8;
-                        12
-                    };
-                    tail[n..n + 13].copy_from_slice(END);
-                    let len = out.len();
-                    out.extend_from_slice(&tail);
-                    out.truncate(len + n + 13);
-                    return;
-                }
-                Some(_) => {}
-            }
-        }
-        self.write_response_end(out);
-    }
-
-    /// [`Error::write_response`] after the head, in general.
-    #[inline(never)]
-    fn write_response_end(&self, out: &mut Vec<u8>) {
-        if self.offset.is_some() || self.limit.is_some() {
-            self.write_numbers(out);
-        }
-        out.extend_from_slice(b"}},\"id\":");
-        out.extend_from_slice(self.id.as_bytes());
-        out.push(b'}');
-    }
-
-    /// Appends the `"error":{…}` member alone (the bytes after
-    /// [`RESPONSE_PREFIX`] in [`Error::write_response_head`]).
-    #[inline]
-    pub(crate) fn write_member(&self, out: &mut Vec<u8>) {
-        self.write_from(out, RESPONSE_PREFIX.len());
-    }
-
-    #[inline(always)]
-    fn write_from(&self, out: &mut Vec<u8>, from: usize) {
-        let head = &RESPONSE_HEADS[self.reason.index()];
-        if from == 0 {
-            // The whole fixed-size array (a copy of constant length, which the
-            // compiler may still make a `memcpy` call for an array this size),
-            // the excess cut off again: no copy of a run-time length.
-            let len = out.len();
-            out.extend_from_slice(&head.bytes);
-            out.truncate(len + head.len);
-        } else {
-            out.extend_from_slice(&head.bytes[from..head.len]);
-        }
-        if self.offset.is_some() || self.limit.is_some() {
-            self.write_numbers(out);
-        }
-        out.extend_from_slice(b"}}");
-    }
-
-    fn write_numbers(&self, out: &mut Vec<u8>) {
-        if let Some(o) = self.offset {
-            out.extend_from_slice(b",\"offset\":");
-            crate::write::write_u64(out, o as u64);
-        }
-        if let Some(l) = self.limit {
-            out.extend_from_slice(b",\"limit\":");
-            crate::write::write_u64(out, l as u64);
         }
     }
 }

@@ -568,12 +568,12 @@ fn whole_error_responses_match_head_and_id() {
                     e.offset = offset;
                     e.limit = limit;
                     let mut want = b"x".to_vec();
-                    e.write_response_head(&mut want);
+                    crate::envelope::core_error_response_head(&mut want, &e);
                     want.extend_from_slice(b",\"id\":");
                     want.extend_from_slice(id);
                     want.push(b'}');
                     let mut got = b"x".to_vec();
-                    e.write_response(&mut got);
+                    crate::envelope::core_error_response(&mut got, &e);
                     assert_eq!(
                         String::from_utf8_lossy(&got),
                         String::from_utf8_lossy(&want),
@@ -590,7 +590,7 @@ fn whole_error_responses_match_head_and_id() {
 /// `Reason::index` is `Reason::ALL`'s order.
 #[test]
 fn static_error_responses_match_the_piecewise_writer() {
-    use super::error::RESPONSE_PREFIX;
+    use crate::envelope::HEAD as RESPONSE_PREFIX;
     for (i, &r) in Reason::ALL.iter().enumerate() {
         assert_eq!(r.index(), i, "{r:?}");
         for (offset, limit) in [
@@ -616,13 +616,13 @@ fn static_error_responses_match_the_piecewise_writer() {
             e.data().write_to(&mut want);
             want.push(b'}');
             let mut head = Vec::new();
-            e.write_response_head(&mut head);
+            crate::envelope::core_error_response_head(&mut head, &e);
             assert_eq!(
                 String::from_utf8_lossy(&head),
                 String::from_utf8_lossy(&want)
             );
             let mut member = b"x".to_vec();
-            e.write_member(&mut member);
+            crate::envelope::core_error_member(&mut member, &e);
             assert_eq!(member[1..], want[RESPONSE_PREFIX.len()..]);
             let v: serde_json::Value = serde_json::from_slice(&[&head[..], b"}"].concat()).unwrap();
             assert_eq!(v["error"]["data"]["reason"], r.as_str());
