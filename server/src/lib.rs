@@ -1,10 +1,12 @@
 //! Transports for switchboard and the pieces of the `switchboard` binary:
 //! [`http`] (JSON-RPC over HTTP on hyper and tokio, as a mountable service and a
-//! server), [`stdio`] (newline-delimited or `Content-Length`-framed JSON-RPC on byte
+//! server), [`duplex`] (the full-duplex driver for any byte stream: stdio, Unix
+//! sockets, TCP), [`stdio`] (newline-delimited or `Content-Length`-framed JSON-RPC on byte
 //! streams), [`inspect`] (what the parser sees), [`demo`] (the demo methods) and
 //! [`log`] (leveled logging to standard error).
 
 pub mod demo;
+pub mod duplex;
 pub mod http;
 pub mod inspect;
 pub mod log;

@@ -578,7 +578,10 @@ fn error_object(error: RawValue<'_>) -> RpcError {
     if let Some(members) = error.object_iter() {
         for (key, value) in members {
             if key.eq_str("code") {
-                code = value.as_i64().and_then(|c| i32::try_from(c).ok()).unwrap_or(0);
+                code = value
+                    .as_i64()
+                    .and_then(|c| i32::try_from(c).ok())
+                    .unwrap_or(0);
             } else if key.eq_str("message") {
                 message = value.parse::<String>().unwrap_or_default();
             } else if key.eq_str("data") {
@@ -627,8 +630,9 @@ fn params_json<P: Serialize + ?Sized>(params: &P) -> Result<Option<Vec<u8>>, Pee
 fn raw_params(params: Option<&[u8]>) -> Result<Option<&[u8]>, PeerError> {
     let Some(p) = params else { return Ok(None) };
     match RawValue::from_validated(p) {
-        Some(v) if crate::dispatch::handler::is_one_json_value(p)
-            && matches!(v.kind(), Kind::Array | Kind::Object) =>
+        Some(v)
+            if crate::dispatch::handler::is_one_json_value(p)
+                && matches!(v.kind(), Kind::Array | Kind::Object) =>
         {
             Ok(Some(p))
         }
@@ -723,7 +727,12 @@ impl Peer {
         async move {
             let (id, msg) = start??;
             let waiting = Waiting { inner, id };
-            waiting.inner.queue.send(msg).await.map_err(|_| PeerError::Closed)?;
+            waiting
+                .inner
+                .queue
+                .send(msg)
+                .await
+                .map_err(|_| PeerError::Closed)?;
             waiting.await
         }
     }
@@ -740,7 +749,12 @@ impl Peer {
         async move {
             let (id, msg) = start??;
             let waiting = Waiting { inner, id };
-            waiting.inner.queue.send(msg).await.map_err(|_| PeerError::Closed)?;
+            waiting
+                .inner
+                .queue
+                .send(msg)
+                .await
+                .map_err(|_| PeerError::Closed)?;
             waiting.await
         }
     }

@@ -71,7 +71,11 @@ impl Pending {
 
     /// The outcome for `id` once there is one; registers `cx`'s waker otherwise.
     /// A ready outcome removes the entry.
-    pub(crate) fn poll(&self, id: &[u8], cx: &mut Context<'_>) -> Poll<Result<OwnedValue, PeerError>> {
+    pub(crate) fn poll(
+        &self,
+        id: &[u8],
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<OwnedValue, PeerError>> {
         let mut s = lock(&self.state);
         let Some(slot) = s.entries.get_mut(id) else {
             // Only removed once taken: polled again after completion.
@@ -221,8 +225,11 @@ impl InFlight {
 
     /// Cancels every running call.
     pub(crate) fn cancel_all(&self) {
-        let tokens: Vec<CancellationToken> =
-            lock(&self.state).calls.values().map(|(_, t)| t.clone()).collect();
+        let tokens: Vec<CancellationToken> = lock(&self.state)
+            .calls
+            .values()
+            .map(|(_, t)| t.clone())
+            .collect();
         for t in tokens {
             t.cancel();
         }

@@ -71,8 +71,14 @@ fn requests_get_their_answers_by_exact_id_bytes() {
         r#"{"jsonrpc":"2.0","error":{"code":-5,"message":"no","data":[1]},"id":2}"#
     ));
     // Answered twice: the first answer stands, the second is unmatched.
-    assert!(!deliver(&conn, r#"{"jsonrpc":"2.0","result":"late","id":2}"#));
-    assert!(deliver(&conn, r#"{"jsonrpc":"2.0","result":{"x":[true]},"id":1}"#));
+    assert!(!deliver(
+        &conn,
+        r#"{"jsonrpc":"2.0","result":"late","id":2}"#
+    ));
+    assert!(deliver(
+        &conn,
+        r#"{"jsonrpc":"2.0","result":{"x":[true]},"id":1}"#
+    ));
     assert!(wakes.0.load(Ordering::SeqCst) >= 2);
     let Poll::Ready(Ok(v)) = poll(a.as_mut(), &w) else {
         panic!()
@@ -81,7 +87,10 @@ fn requests_get_their_answers_by_exact_id_bytes() {
     let Poll::Ready(Err(PeerError::Rejected(e))) = poll(b.as_mut(), &w) else {
         panic!()
     };
-    assert_eq!((e.code(), e.message(), e.data_json()), (-5, "no", Some("[1]")));
+    assert_eq!(
+        (e.code(), e.message(), e.data_json()),
+        (-5, "no", Some("[1]"))
+    );
     assert_eq!(conn.unmatched_responses(), 3);
     assert_eq!(conn.pending_requests(), 0);
 }
@@ -92,7 +101,10 @@ fn a_dropped_request_is_forgotten_and_its_late_answer_unmatched() {
     let mut r = Box::pin(conn.peer().request("x", &()));
     let (_, w) = counting();
     assert!(poll(r.as_mut(), &w).is_pending());
-    assert_eq!(out.try_recv().unwrap(), br#"{"jsonrpc":"2.0","method":"x","id":1}"#);
+    assert_eq!(
+        out.try_recv().unwrap(),
+        br#"{"jsonrpc":"2.0","method":"x","id":1}"#
+    );
     drop(r);
     assert_eq!(conn.pending_requests(), 0);
     assert!(!deliver(&conn, r#"{"jsonrpc":"2.0","result":1,"id":1}"#));
@@ -137,10 +149,11 @@ fn the_timer_fails_late_requests_and_hears_of_earlier_deadlines() {
     assert_eq!(timer_wakes.0.load(Ordering::SeqCst), 1);
     let next = conn.poll_expire(&mut cx, Instant::now()).unwrap();
     assert!(next > now + Duration::from_secs(59));
-    let mut short = Box::pin(
-        conn.peer()
-            .request_with_timeout("short", &(), Some(Duration::from_millis(1))),
-    );
+    let mut short = Box::pin(conn.peer().request_with_timeout(
+        "short",
+        &(),
+        Some(Duration::from_millis(1)),
+    ));
     assert!(poll(short.as_mut(), &w).is_pending());
     // An earlier deadline wakes it again; a later one would not.
     assert_eq!(timer_wakes.0.load(Ordering::SeqCst), 2);
@@ -148,7 +161,10 @@ fn the_timer_fails_late_requests_and_hears_of_earlier_deadlines() {
         .poll_expire(&mut cx, Instant::now() + Duration::from_millis(2))
         .unwrap();
     assert!(next > now + Duration::from_secs(59)); // only `long` is left
-    assert_eq!(poll(short.as_mut(), &w), Poll::Ready(Err(PeerError::TimedOut)));
+    assert_eq!(
+        poll(short.as_mut(), &w),
+        Poll::Ready(Err(PeerError::TimedOut))
+    );
     assert!(poll(long.as_mut(), &w).is_pending());
     // The client's answer after the timeout matches nothing.
     assert!(!deliver(&conn, r#"{"jsonrpc":"2.0","result":1,"id":2}"#));
@@ -182,7 +198,10 @@ fn params_must_be_an_array_or_object() {
         out.try_recv().unwrap(),
         br#"{"jsonrpc":"2.0","method":"n","params":{"a":[1, 2]}}"#
     );
-    assert_eq!(out.try_recv().unwrap(), br#"{"jsonrpc":"2.0","method":"m\"q"}"#);
+    assert_eq!(
+        out.try_recv().unwrap(),
+        br#"{"jsonrpc":"2.0","method":"m\"q"}"#
+    );
 }
 
 #[test]

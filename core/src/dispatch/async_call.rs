@@ -5,11 +5,12 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
 
 use super::handler::{Call, RpcError};
+use crate::connection::{CancellationToken, Connection};
 use crate::params::Params;
 use crate::parse::Id;
 
@@ -42,7 +43,12 @@ pub(crate) type AsyncResult = Pin<Box<dyn Future<Output = Result<Vec<u8>, RpcErr
 /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"k\u0065ep","params":[7],"id":"a"}"#);
 /// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":"keep","id":"a"}"#);
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash)]
+///
+/// Under a connection's driver the call also carries its connection
+/// ([`OwnedCall::connection`]) and its cancellation token
+/// ([`OwnedCall::cancellation`]). Equality and hashing look at the call's
+/// bytes only.
+#[derive(Clone)]
 pub struct OwnedCall {
     /// INVARIANT: `buf[..method_end]` is the method name (UTF-8),
     /// `buf[method_end..id_end]` the id's validated token (empty: no id), and
@@ -50,6 +56,22 @@ pub struct OwnedCall {
     buf: Box<[u8]>,
     method_end: usize,
     id_end: usize,
+    conn: Option<Connection>,
+    token: Option<CancellationToken>,
+}
+
+impl PartialEq for OwnedCall {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.buf, self.method_end, self.id_end) == (&other.buf, other.method_end, other.id_end)
+    }
+}
+
+impl Eq for OwnedCall {}
+
+impl std::hash::Hash for OwnedCall {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (&self.buf, self.method_end, self.id_end).hash(state);
+    }
 }
 
 impl OwnedCall {
@@ -78,6 +100,40 @@ impl OwnedCall {
     pub fn is_notification(&self) -> bool {
         self.method_end == self.id_end
     }
+
+    /// The connection this call came on ([`Call::connection`]); the handle may
+    /// be cloned into work that outlives the call.
+    pub fn connection(&self) -> Option<&Connection> {
+        self.conn.as_ref()
+    }
+
+    /// The call's cancellation token: cancelled when the client's cancel
+    /// notification names this call (see
+    /// [`RouterBuilder::cancel_notification`](crate::RouterBuilder::cancel_notification))
+    /// or when the driver gives up on it at the connection's end. The future is
+    /// dropped then anyway; check or await the token to stop work the future
+    /// handed elsewhere. A call not run by a connection's driver has a token
+    /// nobody cancels.
+    ///
+    /// ```
+    /// use switchboard::{OwnedCall, Router, Session};
+    /// let router = Router::builder()
+    ///     .method_async("work", |call: OwnedCall| async move {
+    ///         let token = call.cancellation().clone();
+    ///         Ok(token.is_cancelled())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"work","id":1}"#).unwrap();
+    /// assert_eq!(resp, br#"{"jsonrpc":"2.0","result":false,"id":1}"#);
+    /// ```
+    pub fn cancellation(&self) -> &CancellationToken {
+        static NEVER: OnceLock<CancellationToken> = OnceLock::new();
+        self.token
+            .as_ref()
+            .unwrap_or_else(|| NEVER.get_or_init(CancellationToken::new))
+    }
 }
 
 impl From<&Call<'_>> for OwnedCall {
@@ -94,6 +150,8 @@ impl From<&Call<'_>> for OwnedCall {
             buf: buf.into_boxed_slice(),
             method_end: method.len(),
             id_end: method.len() + id.len(),
+            conn: call.conn.cloned(),
+            token: call.token.cloned(),
         }
     }
 }

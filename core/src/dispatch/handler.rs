@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::connection::{CancellationToken, Connection};
 use crate::params::Params;
 use crate::parse::{Code, Id, Method, Reason};
 use crate::write;
@@ -16,6 +17,10 @@ pub struct Call<'a> {
     pub(crate) method: Method<'a>,
     pub(crate) id: Option<Id<'a>>,
     pub(crate) params: Option<Params<'a>>,
+    /// The connection the call came on, when the session is attached to one.
+    pub(crate) conn: Option<&'a Connection>,
+    /// An async call's cancellation token (set only while its future is made).
+    pub(crate) token: Option<&'a CancellationToken>,
 }
 
 impl<'a> Call<'a> {
@@ -41,6 +46,36 @@ impl<'a> Call<'a> {
     #[inline]
     pub fn is_notification(&self) -> bool {
         self.id.is_none()
+    }
+
+    /// The connection this call came on: its id, per-connection state and the
+    /// [`Peer`](crate::connection::Peer) that talks back to the client; `None`
+    /// when the session is attached to none ([`Session::attach`](crate::Session::attach)).
+    ///
+    /// ```
+    /// use switchboard::connection::{Connection, ConnectionConfig};
+    /// use switchboard::{Router, Session};
+    /// struct User(String);
+    /// let router = Router::builder()
+    ///     .method("whoami", |call, out| {
+    ///         let conn = call.connection().expect("attached");
+    ///         match conn.extensions().get::<User>() {
+    ///             Some(u) => out.str(&u.0),
+    ///             None => out.null(),
+    ///         }
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let (conn, _outgoing) = Connection::new(&ConnectionConfig::new());
+    /// conn.extensions().insert(User("ada".into())); // set by the transport, say
+    /// let mut session = Session::new(router);
+    /// session.attach(conn);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"whoami","id":1}"#).unwrap();
+    /// assert_eq!(resp, br#"{"jsonrpc":"2.0","result":"ada","id":1}"#);
+    /// ```
+    #[inline]
+    pub fn connection(&self) -> Option<&'a Connection> {
+        self.conn
     }
 }
 

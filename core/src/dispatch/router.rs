@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use super::async_call::{AsyncResult, OwnedCall};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::method_table::MethodTable;
+use crate::connection::CancelRule;
 use crate::parse::{ParserConfig, Response};
 
 type CallFn = dyn Fn(&Call<'_>, &mut ResultWriter<'_>) -> Result<(), RpcError> + Send + Sync;
@@ -93,6 +94,7 @@ pub struct RouterBuilder {
     schemas: Vec<(String, Option<String>, Option<String>)>,
     config: ParserConfig,
     response_sink: Option<Box<ResponseFn>>,
+    cancel: Option<CancelRule>,
     title: String,
 }
 
@@ -128,6 +130,35 @@ impl RouterBuilder {
     {
         self.method(name, move |call, out| {
             let r = f(typed_params(call)?)?;
+            out.serialize(&r)
+        })
+    }
+
+    /// [`RouterBuilder::typed`] for handlers that also need their call: the
+    /// connection it came on ([`Call::connection`]), its id, its method.
+    ///
+    /// ```
+    /// use switchboard::connection::{Connection, ConnectionConfig};
+    /// use switchboard::{Router, Session};
+    /// let router = Router::builder()
+    ///     .typed_with("hello", |(name,): (String,), call| {
+    ///         let conn = call.connection().map_or(0, |c| c.id());
+    ///         Ok(format!("hello {name} on connection {conn}"))
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"hello","params":["ada"],"id":1}"#);
+    /// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":"hello ada on connection 0","id":1}"#);
+    /// ```
+    pub fn typed_with<P, R, F>(self, name: &str, f: F) -> Self
+    where
+        P: DeserializeOwned,
+        R: Serialize,
+        F: Fn(P, &Call<'_>) -> Result<R, RpcError> + Send + Sync + 'static,
+    {
+        self.method(name, move |call, out| {
+            let r = f(typed_params(call)?, call)?;
             out.serialize(&r)
         })
     }
@@ -208,6 +239,38 @@ impl RouterBuilder {
         )
     }
 
+    /// [`RouterBuilder::typed_async`] for handlers that also need their call:
+    /// the [`OwnedCall`] (connection, cancellation token, id) comes with the
+    /// typed params.
+    ///
+    /// ```
+    /// use switchboard::{Router, Session};
+    /// let router = Router::builder()
+    ///     .typed_async_with("echo_id", |(): (), call| async move {
+    ///         Ok(call.id().map(|id| id.as_str().to_owned()))
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"echo_id","id":"x"}"#);
+    /// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":"\"x\"","id":"x"}"#);
+    /// ```
+    pub fn typed_async_with<P, R, F, Fut>(self, name: &str, f: F) -> Self
+    where
+        P: DeserializeOwned,
+        R: Serialize + 'static,
+        F: Fn(P, OwnedCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, RpcError>> + Send + 'static,
+    {
+        self.push(
+            name,
+            Handler::Async(Box::new(move |call| {
+                let p = typed_params(call)?;
+                Ok(serialized(f(p, OwnedCall::from(call))))
+            })),
+        )
+    }
+
     /// Registers a notification handler: dispatched, never answered. (A request with
     /// an id to such a method is answered `"result":null` once the handler ran.)
     pub fn notification<F>(self, name: &str, f: F) -> Self
@@ -244,6 +307,17 @@ impl RouterBuilder {
         F: Fn(&Response<'_>) + Send + Sync + 'static,
     {
         self.response_sink = Some(Box::new(f));
+        self
+    }
+
+    /// The protocol's cancel notification ([`CancelRule`]): on a connection
+    /// ([`Session::attach`](crate::Session::attach)), a notification to its
+    /// method cancels the running async call whose id its params name: the
+    /// call's token fires, its future is dropped, and it is answered as the rule
+    /// says (or not at all). The notification also reaches a handler registered
+    /// under the same name, if there is one.
+    pub fn cancel_notification(mut self, rule: CancelRule) -> Self {
+        self.cancel = Some(rule);
         self
     }
 
@@ -293,6 +367,7 @@ impl RouterBuilder {
             entries: self.entries.into_boxed_slice(),
             config: self.config,
             response_sink: self.response_sink,
+            cancel: self.cancel,
             discover: discover.into_boxed_slice(),
         }))
     }
@@ -358,6 +433,7 @@ pub struct Router {
     entries: Box<[Entry]>,
     config: ParserConfig,
     response_sink: Option<Box<ResponseFn>>,
+    cancel: Option<CancelRule>,
     discover: Box<[u8]>,
 }
 
@@ -381,6 +457,7 @@ impl Router {
             schemas: Vec::new(),
             config: ParserConfig::new(),
             response_sink: None,
+            cancel: None,
             title: "switchboard".into(),
         }
     }
@@ -407,5 +484,10 @@ impl Router {
 
     pub(crate) fn response_sink(&self) -> Option<&ResponseFn> {
         self.response_sink.as_deref()
+    }
+
+    /// The cancel notification this router's sessions act on, if any.
+    pub fn cancel_rule(&self) -> Option<&CancelRule> {
+        self.cancel.as_ref()
     }
 }

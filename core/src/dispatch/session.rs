@@ -1,12 +1,15 @@
 //! One session per thread or connection: reusable parser state and response buffer.
 
+use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{Context, Poll};
 
 use super::async_call::{AsyncResult, block_on};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::router::{Handler, Router};
+use crate::connection::{CallRegistration, Cancelled, Connection};
 use crate::envelope::{self, HEAD, HEAD_RESULT, RESULT, end_response};
 use crate::long::LongValues;
 use crate::parse::{Error, Id, Item, Message, Notification, Parser, Reason, Request, Response};
@@ -33,6 +36,8 @@ pub struct Session {
     dropped_responses: u64,
     /// The long values of the message being handled ([`crate::long`]).
     long: LongValues,
+    /// The connection the messages come on, if attached.
+    conn: Option<Connection>,
 }
 
 impl std::fmt::Debug for Session {
@@ -40,6 +45,7 @@ impl std::fmt::Debug for Session {
         f.debug_struct("Session")
             .field("router", &self.router)
             .field("dropped_responses", &self.dropped_responses)
+            .field("connection", &self.conn)
             .finish_non_exhaustive()
     }
 }
@@ -54,7 +60,30 @@ impl Session {
             out: Vec::with_capacity(256),
             dropped_responses: 0,
             long: LongValues::default(),
+            conn: None,
         }
+    }
+
+    /// Attaches the session to the connection its messages come on (replacing
+    /// any earlier one): handlers reach it through [`Call::connection`] and
+    /// [`OwnedCall::connection`](crate::OwnedCall::connection); the client's
+    /// responses go to the connection's pending requests
+    /// ([`Connection::deliver`]; unmatched ones then to the router's sink, or
+    /// are dropped and counted); the router's cancel notification
+    /// ([`RouterBuilder::cancel_notification`](crate::RouterBuilder::cancel_notification))
+    /// cancels the calls running on it. A connection's driver does this.
+    pub fn attach(&mut self, conn: Connection) {
+        self.conn = Some(conn);
+    }
+
+    /// Detaches the session from its connection, returning it.
+    pub fn detach(&mut self) -> Option<Connection> {
+        self.conn.take()
+    }
+
+    /// The connection the session is attached to.
+    pub fn connection(&self) -> Option<&Connection> {
+        self.conn.as_ref()
     }
 
     /// The router this session dispatches to.
@@ -101,12 +130,14 @@ impl Session {
             long,
             out,
             dropped_responses,
+            conn,
         } = self;
         // Nothing is deferred here: no place for futures at all.
         let mut pass = Pass {
             router,
             out,
             dropped: dropped_responses,
+            conn: conn.as_ref(),
             deferred: NoDefer,
         };
         let shape = pass.begin::<LONG>(parser, long, input);
@@ -171,11 +202,13 @@ impl Session {
             long,
             out,
             dropped_responses,
+            conn,
         } = self;
         let mut pass = Pass {
             router,
             out,
             dropped: dropped_responses,
+            conn: conn.as_ref(),
             deferred: Vec::new(),
         };
         // The long path whatever the length: a short message notes nothing
@@ -188,6 +221,98 @@ impl Session {
             Some(&self.out)
         } else {
             None
+        }
+    }
+
+    /// Handles one message for a connection's driver, which runs the calls of
+    /// one connection concurrently: sync handlers run inline exactly as in
+    /// [`Session::handle`] (a message without async methods allocates nothing),
+    /// and the message's async calls are handed back as one `'static` future,
+    /// [`RunningCalls`], to spawn, instead of being awaited. Its output is what
+    /// to send once they complete.
+    ///
+    /// A request alone is answered either now ([`Handled::response`]) or by its
+    /// future. A batch with async calls is answered whole by the future (the
+    /// sync calls' answers first, in input order, then the async ones', in input
+    /// order); without, now.
+    ///
+    /// When the session is attached to a connection ([`Session::attach`]), each
+    /// async request is registered by its id for the router's cancel
+    /// notification: its token ([`OwnedCall::cancellation`](crate::OwnedCall::cancellation))
+    /// fires, the future spawned drops the handler's future and answers as the
+    /// [`CancelRule`](crate::connection::CancelRule) says (or leaves the call
+    /// unanswered).
+    ///
+    /// ```
+    /// use switchboard::connection::block_on;
+    /// use switchboard::{Router, Session};
+    ///
+    /// let router = Router::builder()
+    ///     .method_async("later", |_call| async { Ok("done") })
+    ///     .method("now", |_, out| out.str("here"))
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// let h = session.handle_concurrent(br#"{"jsonrpc":"2.0","method":"now","id":1}"#);
+    /// assert_eq!(h.response.unwrap(), br#"{"jsonrpc":"2.0","result":"here","id":1}"#);
+    /// assert!(h.calls.is_none());
+    /// let h = session.handle_concurrent(br#"{"jsonrpc":"2.0","method":"later","id":2}"#);
+    /// assert!(h.response.is_none());
+    /// let running = h.calls.unwrap(); // tokio::spawn(running) in a driver
+    /// assert_eq!(block_on(running).unwrap(), br#"{"jsonrpc":"2.0","result":"done","id":2}"#);
+    /// ```
+    pub fn handle_concurrent(&mut self, input: &[u8]) -> Handled<'_> {
+        let Session {
+            router,
+            parser,
+            long,
+            out,
+            dropped_responses,
+            conn,
+        } = self;
+        let mut pass = Pass {
+            router,
+            out,
+            dropped: dropped_responses,
+            conn: conn.as_ref(),
+            deferred: Vec::new(),
+        };
+        let shape = if input.len() >= crate::long::LONG {
+            pass.begin::<true>(parser, long, input)
+        } else {
+            pass.begin::<false>(parser, long, input)
+        };
+        if pass.deferred.is_empty() {
+            let wrote = shape.finish(pass.out);
+            return Handled {
+                response: wrote.then_some(&self.out[..]),
+                calls: None,
+            };
+        }
+        let calls = pass
+            .deferred
+            .drain(..)
+            .map(|d| (d.id.map(|id| Box::from(id.as_bytes())), d.call))
+            .collect();
+        // A batch's sync answers so far travel with its async calls.
+        let head = if shape.batch {
+            pass.out.clone()
+        } else {
+            Vec::new()
+        };
+        let cancel_answer = pass
+            .router
+            .cancel_rule()
+            .and_then(|r| r.answer_error())
+            .cloned();
+        Handled {
+            response: None,
+            calls: Some(RunningCalls {
+                out: head,
+                shape,
+                calls,
+                cancel_answer,
+            }),
         }
     }
 
@@ -214,6 +339,8 @@ enum Failure {
     Handler(RpcError),
     /// The handler, its future or its typed params' decoding panicked.
     Panicked,
+    /// The call was cancelled (its future dropped).
+    Cancelled,
 }
 
 /// Runs `f`, containing a panic: every place the session runs code it does not
@@ -237,10 +364,138 @@ fn contained_call<T>(f: impl FnOnce() -> Result<T, RpcError>) -> Result<T, Failu
 struct Deferred<'a> {
     /// `None` for a notification.
     id: Option<Id<'a>>,
+    call: Running,
+}
+
+/// An async call's future and, once it completed, its outcome.
+struct Running {
     /// Running until `outcome` is set.
     future: Option<AsyncResult>,
     /// The serialized result, or why there is none.
     outcome: Option<Result<Vec<u8>, Failure>>,
+    /// Its entry in the connection's in-flight table (and its token).
+    reg: Option<CallRegistration>,
+    /// Wakes the call's task when the token fires.
+    cancelled: Option<Cancelled>,
+}
+
+impl Running {
+    fn new(future: AsyncResult, reg: Option<CallRegistration>) -> Self {
+        Running {
+            future: Some(future),
+            outcome: None,
+            reg,
+            cancelled: None,
+        }
+    }
+
+    /// Polls the future unless it completed; whether it has. A cancelled call
+    /// completes at once: its future is dropped unpolled.
+    fn poll(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(fut) = self.future.as_mut() else {
+            return true;
+        };
+        let token = self.reg.as_ref().map(|r| &r.token);
+        if token.is_some_and(|t| t.is_cancelled()) {
+            return self.finish(Err(Failure::Cancelled));
+        }
+        match contained(|| fut.as_mut().poll(cx)) {
+            Ok(Poll::Pending) => {
+                let Some(token) = token else { return false };
+                let cancelled = self.cancelled.get_or_insert_with(|| token.cancelled());
+                if Pin::new(cancelled).poll(cx).is_ready() {
+                    return self.finish(Err(Failure::Cancelled));
+                }
+                false
+            }
+            Ok(Poll::Ready(r)) => self.finish(r.map_err(Failure::Handler)),
+            Err(panicked) => self.finish(Err(panicked)),
+        }
+    }
+
+    fn finish(&mut self, outcome: Result<Vec<u8>, Failure>) -> bool {
+        self.outcome = Some(outcome);
+        drop_quietly(self.future.take());
+        self.cancelled = None;
+        // Answered (or about to be): a cancel for it now finds nothing.
+        self.reg = None;
+        true
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        drop_quietly(self.future.take());
+    }
+}
+
+/// What [`Session::handle_concurrent`] made of a message.
+#[derive(Debug)]
+#[must_use]
+pub struct Handled<'s> {
+    /// What to send now (valid until the session's next call), if anything.
+    pub response: Option<&'s [u8]>,
+    /// The message's async calls, to spawn; what they yield is sent when they
+    /// complete.
+    pub calls: Option<RunningCalls>,
+}
+
+/// The async calls of one message, handed out by [`Session::handle_concurrent`]:
+/// a `'static` future (spawn it) yielding the bytes to send when all have
+/// completed (`None`: nothing to send, e.g. notifications or a cancelled MCP
+/// call). A handler's panic is answered -32603; dropping this future drops the
+/// handlers' futures and forgets the calls.
+#[must_use = "futures do nothing unless polled"]
+pub struct RunningCalls {
+    /// The answer being written (a batch's sync answers are in it already).
+    out: Vec<u8>,
+    shape: Shape,
+    calls: Vec<(Option<Box<[u8]>>, Running)>,
+    cancel_answer: Option<RpcError>,
+}
+
+impl RunningCalls {
+    /// The calls still running.
+    pub fn running(&self) -> usize {
+        self.calls
+            .iter()
+            .filter(|(_, c)| c.future.is_some())
+            .count()
+    }
+}
+
+impl std::fmt::Debug for RunningCalls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningCalls")
+            .field("calls", &self.calls.len())
+            .field("running", &self.running())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Future for RunningCalls {
+    type Output = Option<Vec<u8>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let mut all_done = true;
+        for (_, call) in &mut this.calls {
+            all_done &= call.poll(cx);
+        }
+        if !all_done {
+            return Poll::Pending;
+        }
+        for (id, mut call) in std::mem::take(&mut this.calls) {
+            // Notifications are never answered.
+            if let (Some(id), Some(outcome)) = (id, call.outcome.take()) {
+                let answer = this.cancel_answer.as_ref();
+                write_deferred(&mut this.out, &mut this.shape, &id, outcome, answer);
+            }
+        }
+        let wrote = this.shape.finish(&mut this.out);
+        this.shape.batch = false; // finished: a second poll adds no `]`
+        Poll::Ready(wrote.then(|| std::mem::take(&mut this.out)))
+    }
 }
 
 /// Where a [`Pass`] puts the async calls it defers.
@@ -276,6 +531,7 @@ impl<'a> DeferTo<'a> for NoDefer {
 }
 
 /// What the sync pass over a message left to finish.
+#[derive(Clone, Copy, Debug)]
 struct Shape {
     /// A batch: `[` is written, `]` is not yet.
     batch: bool,
@@ -293,7 +549,7 @@ impl Shape {
     }
 
     /// Closes a batch; returns whether there is anything to send.
-    fn finish(self, out: &mut Vec<u8>) -> bool {
+    fn finish(&self, out: &mut Vec<u8>) -> bool {
         if self.batch {
             out.push(b']');
         }
@@ -309,6 +565,8 @@ struct Pass<'s, D> {
     out: &'s mut Vec<u8>,
     /// Response objects received without a sink registered.
     dropped: &'s mut u64,
+    /// The connection the message came on.
+    conn: Option<&'s Connection>,
     deferred: D,
 }
 
@@ -396,6 +654,8 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
             method: r.method(),
             id: Some(r.id()),
             params: r.params(),
+            conn: self.conn,
+            token: None,
         };
         let mark = self.out.len();
         // The head and the result's name in one copy; `call_into` replaces
@@ -405,13 +665,12 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
         let future = self.call_into(&call, start);
         // Without `DEFERS` there is never a future: the branch is compiled out.
         if D::DEFERS
-            && let Some(future) = future
+            && let Some(call) = future
         {
             self.out.truncate(mark);
             self.deferred.defer(Deferred {
                 id: Some(r.id()),
-                future: Some(future),
-                outcome: None,
+                call,
             });
             return false;
         }
@@ -423,23 +682,26 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
     /// with an error.
     #[inline(always)]
     fn notification(&mut self, n: Notification<'a>) -> bool {
+        if let Some(rule) = self.router.cancel_rule()
+            && let Some(conn) = self.conn
+        {
+            cancel_named(conn, rule, &n);
+        }
         let call = Call {
             method: n.method(),
             id: None,
             params: n.params(),
+            conn: self.conn,
+            token: None,
         };
         let mark = self.out.len();
         let future = self.call_into(&call, mark);
         self.out.truncate(mark);
         // Without `DEFERS` there is never a future: compiled out.
         if D::DEFERS
-            && let Some(future) = future
+            && let Some(call) = future
         {
-            self.deferred.defer(Deferred {
-                id: None,
-                future: Some(future),
-                outcome: None,
-            });
+            self.deferred.defer(Deferred { id: None, call });
         }
         false
     }
@@ -447,6 +709,11 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
     /// Hands a response object to the router's sink (or counts it dropped).
     #[inline(always)]
     fn response(&mut self, r: Response<'a>) -> bool {
+        if let Some(conn) = self.conn
+            && conn.deliver(&r)
+        {
+            return false;
+        }
         match self.router.response_sink() {
             // A panicking sink must not take the session down.
             Some(sink) => drop(contained(|| sink(&r))),
@@ -468,8 +735,9 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
     /// `out[start..]` with `"error":…`. With `DEFERS`, an async handler's future
     /// is returned instead (`out` cut back to `start`); without, it is driven to
     /// completion here.
-    fn call_into(&mut self, call: &Call<'_>, start: usize) -> Option<AsyncResult> {
+    fn call_into(&mut self, call: &Call<'_>, start: usize) -> Option<Running> {
         let router = self.router;
+        let conn = self.conn;
         let out = &mut *self.out;
         let entry = call
             .method
@@ -494,11 +762,23 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
                 }
             }),
             Handler::Notify(f) => contained(|| f(call)).map(|()| out.extend_from_slice(b"null")),
-            Handler::Async(f) => match contained_call(|| f(call)) {
-                Ok(future) if D::DEFERS => {
-                    out.truncate(start);
-                    return Some(future);
+            Handler::Async(f) if D::DEFERS => {
+                // Registered before the future exists, so that the handler's
+                // call carries the token a cancel notification fires.
+                let reg = conn.map(|c| c.register_call(call.id.map(|id| id.as_bytes())));
+                let call = Call {
+                    token: reg.as_ref().map(|r| &r.token),
+                    ..*call
+                };
+                match contained_call(|| f(&call)) {
+                    Ok(future) => {
+                        out.truncate(start);
+                        return Some(Running::new(future, reg));
+                    }
+                    Err(failure) => Err(failure),
                 }
+            }
+            Handler::Async(f) => match contained_call(|| f(call)) {
                 Ok(future) => {
                     contained_call(|| block_on(future)).map(|result| out.extend_from_slice(&result))
                 }
@@ -521,21 +801,58 @@ impl<'a> Pass<'_, Vec<Deferred<'a>>> {
     /// input order, after the sync pass's responses.
     async fn deferred_calls(&mut self, shape: &mut Shape) {
         join(&mut self.deferred).await;
-        for d in self.deferred.drain(..) {
-            let (Some(id), Some(outcome)) = (d.id, d.outcome) else {
+        let answer = self.router.cancel_rule().and_then(|r| r.answer_error());
+        for mut d in self.deferred.drain(..) {
+            let (Some(id), Some(outcome)) = (d.id, d.call.outcome.take()) else {
                 continue; // a notification: never answered
             };
-            shape.open_response(self.out);
-            match outcome {
-                Ok(result) => envelope::response(self.out, &result, id.as_bytes()),
-                Err(failure) => {
-                    self.out.extend_from_slice(HEAD);
-                    let start = self.out.len();
-                    write_failure(self.out, start, failure);
-                    end_response(self.out, id.as_bytes());
-                }
+            write_deferred(self.out, shape, id.as_bytes(), outcome, answer);
+        }
+    }
+}
+
+/// Appends the answer to a deferred request `id` (none for a cancelled call
+/// unless the cancel rule gives one).
+fn write_deferred(
+    out: &mut Vec<u8>,
+    shape: &mut Shape,
+    id: &[u8],
+    outcome: Result<Vec<u8>, Failure>,
+    cancel_answer: Option<&RpcError>,
+) {
+    match outcome {
+        Ok(result) => {
+            shape.open_response(out);
+            envelope::response(out, &result, id);
+        }
+        Err(Failure::Cancelled) => {
+            if let Some(e) = cancel_answer {
+                shape.open_response(out);
+                out.extend_from_slice(HEAD);
+                e.write_member(out);
+                end_response(out, id);
             }
         }
+        Err(failure) => {
+            shape.open_response(out);
+            out.extend_from_slice(HEAD);
+            let start = out.len();
+            write_failure(out, start, failure);
+            end_response(out, id);
+        }
+    }
+}
+
+/// Cancels the running call a cancel notification names (its params' id
+/// member, by exact bytes); nothing when there is none.
+#[cold]
+#[inline(never)]
+fn cancel_named(conn: &Connection, rule: &crate::connection::CancelRule, n: &Notification<'_>) {
+    if n.method().lookup_key() != Some(rule.method()) {
+        return;
+    }
+    if let Some(id) = n.params().and_then(|p| p.get(rule.id_member())) {
+        conn.cancel_call(id.as_bytes());
     }
 }
 
@@ -549,19 +866,7 @@ async fn join(deferred: &mut [Deferred<'_>]) {
     std::future::poll_fn(|cx| {
         let mut all_done = true;
         for d in deferred.iter_mut() {
-            let Some(fut) = d.future.as_mut() else {
-                continue;
-            };
-            let outcome = match contained(|| fut.as_mut().poll(cx)) {
-                Ok(Poll::Pending) => {
-                    all_done = false;
-                    continue;
-                }
-                Ok(Poll::Ready(r)) => r.map_err(Failure::Handler),
-                Err(panicked) => Err(panicked),
-            };
-            d.outcome = Some(outcome);
-            drop_quietly(d.future.take());
+            all_done &= d.call.poll(cx);
         }
         if all_done {
             Poll::Ready(())
@@ -585,6 +890,8 @@ fn write_failure(out: &mut Vec<u8>, start: usize, failure: Failure) {
     out.truncate(start);
     match failure {
         Failure::Handler(e) => e.write_member(out),
+        // Answered by the caller, per the cancel rule.
+        Failure::Cancelled => {}
         Failure::Panicked => {
             // A static data object: no allocation.
             let code = Reason::HandlerFailed.code();

@@ -1,0 +1,461 @@
+//! One async driver for a full-duplex JSON-RPC connection over any byte stream
+//! (stdin/stdout, a Unix socket, a TCP stream): NDJSON or `Content-Length`
+//! framing, the client's calls running concurrently, and the server talking back
+//! through the [`Connection`]'s peer.
+//!
+//! What it does, per connection:
+//! - **Reads** frames and hands each to a [`Session`] attached to the connection.
+//!   Sync handlers run inline in the read loop (no allocation in the core); the
+//!   answers are queued for the writer. Async calls are spawned on the tokio
+//!   runtime, each answered when it completes, so a `ping` is answered while a
+//!   slow call runs. At most [`DuplexConfig::max_in_flight`] run at once: above
+//!   it, reading pauses until one completes (backpressure, not memory). The
+//!   client's responses go to the requests awaiting them; its cancel notification
+//!   (the router's [`RouterBuilder::cancel_notification`](switchboard::RouterBuilder::cancel_notification))
+//!   cancels the call it names.
+//! - **Writes** everything queued on the connection (responses, the peer's
+//!   notifications and requests) in order, framed, coalescing what is queued into
+//!   one write. The queue is bounded ([`ConnectionConfig::queue_capacity`]):
+//!   senders wait when it is full, and so does reading.
+//! - **Times out** requests to the client ([`ConnectionConfig::request_timeout`]).
+//! - A message over the router's `max_message_bytes` is answered -32600 without
+//!   being buffered whole, as `serve --stdio` always did; a `Content-Length`
+//!   header section that cannot be framed ends the connection with `InvalidData`.
+//!
+//! **How it ends.** On EOF, on [`Connection::close`] (the shutdown handle: an LSP
+//! `exit` handler calls it) or when writing fails: reading stops; every request
+//! to the client still pending fails at once with
+//! [`PeerError::Closed`](switchboard::connection::PeerError::Closed); the calls
+//! still running are awaited for up to [`DuplexConfig::drain_timeout`] (their
+//! answers are written), then cancelled (futures dropped; answered as the
+//! router's cancel rule says, or not at all); what is queued is written, and
+//! [`Duplex::serve`] returns.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use switchboard::Router;
+//! use switchboard_server::duplex::{Duplex, DuplexConfig};
+//!
+//! let router = Router::builder()
+//!     .method_async("ask", |call| async move {
+//!         // A request to the client, answered through the same stream.
+//!         let peer = call.connection().expect("served by a driver").peer();
+//!         let answer = peer.request("question", &["ready?"]).await?;
+//!         Ok(answer.as_raw().as_bool() == Some(true))
+//!     })
+//!     .build()
+//!     .unwrap();
+//! let (client, server) = tokio::io::duplex(4096);
+//! let (server_read, server_write) = tokio::io::split(server);
+//! let serving = tokio::spawn(Duplex::new(router, DuplexConfig::default()).serve(server_read, server_write));
+//!
+//! use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+//! let (client_read, mut client_write) = tokio::io::split(client);
+//! let mut lines = BufReader::new(client_read).lines();
+//! client_write.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"ask\",\"id\":7}\n").await.unwrap();
+//! let request = lines.next_line().await.unwrap().unwrap();
+//! assert_eq!(request, r#"{"jsonrpc":"2.0","method":"question","params":["ready?"],"id":1}"#);
+//! client_write.write_all(b"{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":1}\n").await.unwrap();
+//! let response = lines.next_line().await.unwrap().unwrap();
+//! assert_eq!(response, r#"{"jsonrpc":"2.0","result":true,"id":7}"#);
+//! drop(client_write); // EOF: the driver ends
+//! let summary = serving.await.unwrap().unwrap();
+//! assert_eq!(summary.messages, 2);
+//! # }
+//! ```
+
+use std::future::poll_fn;
+use std::io;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use switchboard::connection::{Connection, ConnectionConfig, Outgoing};
+use switchboard::framing::{ContentLength, FramingError, Ndjson, Status};
+use switchboard::{Router, Session};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use crate::log;
+use crate::stdio::{Framing, write_too_large};
+
+/// A driver's limits and framing.
+#[derive(Clone, Copy, Debug)]
+pub struct DuplexConfig {
+    /// How messages are delimited on the stream.
+    pub framing: Framing,
+    /// Async calls running at once on the connection; above it reading pauses.
+    pub max_in_flight: usize,
+    /// The connection's outgoing queue and request timeout.
+    pub connection: ConnectionConfig,
+    /// How long the calls still running at the end are awaited before they are
+    /// cancelled.
+    pub drain_timeout: Duration,
+}
+
+impl Default for DuplexConfig {
+    fn default() -> Self {
+        DuplexConfig {
+            framing: Framing::Ndjson,
+            max_in_flight: 64,
+            connection: ConnectionConfig::new(),
+            drain_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Why a connection ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// The client closed its side of the stream.
+    Eof,
+    /// [`Connection::close`] was called (a shutdown), or writing failed.
+    Closed,
+}
+
+/// What a connection did, returned when it ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// Messages read (an over-long one counts).
+    pub messages: u64,
+    /// Responses from the client that matched no pending request.
+    pub unmatched_responses: u64,
+    /// Calls still running after the drain timeout, cancelled.
+    pub cancelled_at_end: usize,
+    /// Why it ended.
+    pub end: End,
+}
+
+/// One connection's driver: build it, optionally prepare its [`Connection`]
+/// (per-connection state, a clone of it as the shutdown handle), then
+/// [`Duplex::serve`] a stream.
+pub struct Duplex {
+    session: Session,
+    conn: Connection,
+    outgoing: Outgoing,
+    config: DuplexConfig,
+}
+
+impl std::fmt::Debug for Duplex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Duplex")
+            .field("connection", &self.conn)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+enum Framer {
+    Ndjson(Ndjson),
+    Lsp(ContentLength),
+}
+
+impl Framer {
+    fn decode(&mut self, buf: &[u8]) -> Result<Status, FramingError> {
+        match self {
+            Framer::Ndjson(f) => f.decode(buf),
+            Framer::Lsp(f) => f.decode(buf),
+        }
+    }
+}
+
+fn encode(framing: Framing, msg: &[u8], out: &mut Vec<u8>) {
+    match framing {
+        Framing::Ndjson => Ndjson::encode(msg, out),
+        Framing::Lsp => ContentLength::encode(msg, out),
+    }
+}
+
+/// Bytes coalesced into one write at most (one message may be larger).
+const WRITE_CHUNK: usize = 64 << 10;
+
+impl Duplex {
+    /// A driver for a new connection to `router`'s methods.
+    pub fn new(router: Arc<Router>, config: DuplexConfig) -> Self {
+        let (conn, outgoing) = Connection::new(&config.connection);
+        let mut session = Session::new(router);
+        session.attach(conn.clone());
+        Duplex {
+            session,
+            conn,
+            outgoing,
+            config,
+        }
+    }
+
+    /// The connection this driver serves.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Serves the stream until it ends (see the [module docs](self)).
+    ///
+    /// # Errors
+    /// I/O errors from reading or writing, and `InvalidData` for a
+    /// `Content-Length` header section that cannot be framed or a stream that
+    /// ends inside a message; the connection is wound up first either way.
+    pub async fn serve<R, W>(self, reader: R, writer: W) -> io::Result<Summary>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin,
+    {
+        let Duplex {
+            mut session,
+            conn,
+            outgoing,
+            config,
+        } = self;
+        let read = async {
+            let mut calls = JoinSet::new();
+            let result = read_loop(&mut session, &conn, reader, &config, &mut calls).await;
+            // The client is gone or the server shuts down: nothing more will
+            // answer the requests still pending.
+            conn.close();
+            let cancelled = drain(&conn, &mut calls, config.drain_timeout).await;
+            outgoing.close();
+            (result, cancelled)
+        };
+        let write = async {
+            let r = write_loop(&outgoing, writer, config.framing).await;
+            if r.is_err() {
+                // Nobody reads what is queued: senders must not wait for room.
+                outgoing.close();
+                conn.close();
+            }
+            r
+        };
+        let ((read, cancelled), write, ()) = tokio::join!(read, write, timer(&conn));
+        let (messages, end) = read?;
+        write?;
+        Ok(Summary {
+            messages,
+            unmatched_responses: conn.unmatched_responses(),
+            cancelled_at_end: cancelled,
+            end,
+        })
+    }
+}
+
+/// Reads and dispatches until EOF or close; the number of messages read.
+async fn read_loop<R: AsyncRead + Unpin>(
+    session: &mut Session,
+    conn: &Connection,
+    mut reader: R,
+    config: &DuplexConfig,
+    calls: &mut JoinSet<()>,
+) -> io::Result<(u64, End)> {
+    let limit = session.router().config().get_max_message_bytes();
+    let framing = config.framing;
+    let mut framer = match framing {
+        Framing::Ndjson => Framer::Ndjson(Ndjson::new(limit)),
+        Framing::Lsp => Framer::Lsp(ContentLength::new(limit)),
+    };
+    let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
+    let mut closed = pin!(conn.closed());
+    let mut buf: Vec<u8> = Vec::with_capacity(8 << 10);
+    let mut start = 0;
+    let mut messages = 0u64;
+    let mut unmatched = 0u64;
+    let mut d = Dispatcher {
+        session,
+        conn,
+        calls,
+        permits: &permits,
+    };
+    loop {
+        loop {
+            match framer.decode(&buf[start..]) {
+                Ok(Status::Partial) => break,
+                Ok(Status::Frame { body, consumed }) => {
+                    messages += 1;
+                    let msg = start + body.start..start + body.end;
+                    if !d.message(&buf[msg]).await {
+                        return Ok((messages, End::Closed));
+                    }
+                    start += consumed;
+                }
+                Ok(Status::Skip { consumed }) => start += consumed,
+                Err(FramingError::TooLarge { limit }) => {
+                    messages += 1;
+                    let mut resp = Vec::new();
+                    write_too_large(&mut resp, limit);
+                    if conn.send(resp).await.is_err() {
+                        return Ok((messages, End::Closed));
+                    }
+                }
+                Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+            }
+        }
+        let now_unmatched = conn.unmatched_responses();
+        if now_unmatched != unmatched {
+            log::warn(format_args!(
+                "connection {}: {} response(s) from the client matched no pending request (dropped)",
+                conn.id(),
+                now_unmatched - unmatched
+            ));
+            unmatched = now_unmatched;
+        }
+        if start == buf.len() {
+            buf.clear();
+            start = 0;
+        } else if start > 0 {
+            buf.drain(..start);
+            start = 0;
+        }
+        buf.reserve(8 << 10);
+        tokio::select! {
+            biased;
+            () = &mut closed => return Ok((messages, End::Closed)),
+            r = reader.read_buf(&mut buf) => match r {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            },
+        }
+        // Reap the calls that finished (their permits are back already).
+        while calls_reaped(d.calls) {}
+    }
+    // EOF: a last NDJSON line without its newline is still a message.
+    match &mut framer {
+        Framer::Ndjson(f) => match f.finish(&buf) {
+            Ok(Some(body)) => {
+                messages += 1;
+                d.message(&buf[body]).await;
+            }
+            Ok(None) => {}
+            Err(FramingError::TooLarge { limit }) => {
+                messages += 1;
+                let mut resp = Vec::new();
+                write_too_large(&mut resp, limit);
+                let _ = conn.send(resp).await;
+            }
+            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+        },
+        Framer::Lsp(f) => {
+            if !f.is_idle() || !buf.is_empty() {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the stream ended inside a message",
+                ));
+            }
+        }
+    }
+    Ok((messages, End::Eof))
+}
+
+fn calls_reaped(calls: &mut JoinSet<()>) -> bool {
+    calls.try_join_next().is_some()
+}
+
+/// Hands messages to the session and the spawned calls to the runtime.
+struct Dispatcher<'a> {
+    session: &'a mut Session,
+    conn: &'a Connection,
+    calls: &'a mut JoinSet<()>,
+    permits: &'a Arc<Semaphore>,
+}
+
+impl Dispatcher<'_> {
+    /// Handles one message; `false` once the connection can take no more.
+    async fn message(&mut self, msg: &[u8]) -> bool {
+        let handled = self.session.handle_concurrent(msg);
+        let response = handled.response.map(<[u8]>::to_vec);
+        let running = handled.calls;
+        if let Some(r) = response
+            && self.conn.send(r).await.is_err()
+        {
+            return false;
+        }
+        let Some(running) = running else { return true };
+        // Backpressure: at most `max_in_flight` calls run; reading waits.
+        let permit = tokio::select! {
+            biased;
+            () = self.conn.closed() => None,
+            p = Arc::clone(self.permits).acquire_owned() => p.ok(),
+        };
+        let conn = self.conn.clone();
+        self.calls.spawn(async move {
+            // Without a permit (closing) the call still runs: the drain decides.
+            let _permit = permit;
+            if let Some(bytes) = running.await {
+                let _ = conn.send(bytes).await;
+            }
+        });
+        true
+    }
+}
+
+/// Awaits the running calls for up to `timeout`, then cancels what is left;
+/// returns how many were cancelled.
+async fn drain(conn: &Connection, calls: &mut JoinSet<()>, timeout: Duration) -> usize {
+    let all = async { while calls.join_next().await.is_some() {} };
+    if tokio::time::timeout(timeout, all).await.is_ok() {
+        return 0;
+    }
+    let left = calls.len();
+    log::warn(format_args!(
+        "connection {}: {left} call(s) still running after {timeout:?}: cancelled",
+        conn.id()
+    ));
+    conn.cancel_all_calls();
+    // Cancelled calls answer at their next poll; a future that does not yield
+    // is aborted after a second grace period.
+    let rest = async { while calls.join_next().await.is_some() {} };
+    if tokio::time::timeout(Duration::from_millis(100), rest)
+        .await
+        .is_err()
+    {
+        calls.abort_all();
+        while calls.join_next().await.is_some() {}
+    }
+    left
+}
+
+/// Writes what the connection queues until the queue is closed and drained.
+async fn write_loop<W: AsyncWrite + Unpin>(
+    outgoing: &Outgoing,
+    mut writer: W,
+    framing: Framing,
+) -> io::Result<()> {
+    let mut frame = Vec::with_capacity(8 << 10);
+    while let Some(msg) = outgoing.recv().await {
+        frame.clear();
+        encode(framing, &msg, &mut frame);
+        while frame.len() < WRITE_CHUNK {
+            let Some(more) = outgoing.try_recv() else {
+                break;
+            };
+            encode(framing, &more, &mut frame);
+        }
+        writer.write_all(&frame).await?;
+        writer.flush().await?;
+    }
+    writer.flush().await?;
+    let _ = writer.shutdown().await;
+    Ok(())
+}
+
+/// Fails the requests to the client that are not answered in time, until the
+/// connection closes.
+async fn timer(conn: &Connection) {
+    let mut sleep = pin!(tokio::time::sleep(Duration::from_secs(3600)));
+    poll_fn(|cx| {
+        loop {
+            if conn.is_closed() {
+                return Poll::Ready(());
+            }
+            let Some(next) = conn.poll_expire(cx, Instant::now()) else {
+                return Poll::Pending; // woken when a deadline is set
+            };
+            sleep.as_mut().reset(next.into());
+            if sleep.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+        }
+    })
+    .await;
+}
