@@ -248,6 +248,7 @@ fn router() -> Arc<Router> {
 fn main() -> ExitCode {
     let mut config = DuplexConfig {
         framing: Framing::Lsp,
+        drain_timeout: Duration::from_secs(1),
         ..DuplexConfig::default()
     };
     let args: Vec<String> = std::env::args().skip(1).collect();

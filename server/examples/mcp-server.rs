@@ -214,7 +214,12 @@ async fn slow(conn: Option<Connection>, ms: u64, token: Option<Value>) -> Result
 }
 
 fn main() -> ExitCode {
-    let mut config = DuplexConfig::default();
+    let mut config = DuplexConfig {
+        // When the client closes stdin it waits 2 s before killing the server
+        // (the Python SDK does): calls still running get 1 s to finish.
+        drain_timeout: Duration::from_secs(1),
+        ..DuplexConfig::default()
+    };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {

@@ -45,6 +45,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Body;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
+use switchboard::connection::Connection;
 use switchboard::{Router, Session};
 
 /// The response body type.
@@ -77,6 +78,10 @@ pub struct Switchboard {
     /// under load (callgrind), against two pointer moves boxed.
     #[expect(clippy::vec_box, reason = "moved per call: see above")]
     pool: Arc<Mutex<Vec<Box<Slot>>>>,
+    /// The HTTP connection's context, for a per-connection service
+    /// ([`Switchboard::connection`]): handlers see its id and state; its peer
+    /// can only answer ([`Connection::answer_only`]).
+    conn: Option<Connection>,
 }
 
 impl std::fmt::Debug for Switchboard {
@@ -113,6 +118,7 @@ impl Switchboard {
                 body_timeout: Self::DEFAULT_BODY_READ_TIMEOUT,
             }),
             pool: Arc::default(),
+            conn: None,
         }
     }
 
@@ -152,20 +158,34 @@ impl Switchboard {
     }
 
     /// A service for one connection: same settings, a session pool of its own (one
-    /// session, as HTTP/1.1 handles one call at a time on a connection).
+    /// session, as HTTP/1.1 handles one call at a time on a connection), and a
+    /// [`Connection`] that handlers reach through their call
+    /// ([`Call::connection`](switchboard::Call::connection)): its id and
+    /// per-connection state; its peer cannot send over plain HTTP (every send
+    /// is refused with `PeerError::Unsupported`).
     #[must_use]
     pub fn connection(&self) -> Self {
         Switchboard {
             shared: self.shared.clone(),
             pool: Arc::new(Mutex::new(Vec::with_capacity(1))),
+            conn: Some(Connection::answer_only()),
         }
+    }
+
+    /// The connection context of a per-connection service.
+    pub fn connection_context(&self) -> Option<&Connection> {
+        self.conn.as_ref()
     }
 
     fn take_slot(&self) -> Box<Slot> {
         let popped = self.pool.lock().map(|mut p| p.pop()).unwrap_or(None);
         popped.unwrap_or_else(|| {
+            let mut session = Session::new(self.shared.router.clone());
+            if let Some(c) = &self.conn {
+                session.attach(c.clone());
+            }
             Box::new(Slot {
-                session: Session::new(self.shared.router.clone()),
+                session,
                 body: Vec::new(),
                 out: BytesMut::new(),
             })

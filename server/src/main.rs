@@ -34,7 +34,12 @@ Usage:
                     [--max-batch-len N]
                                answer messages on stdin/stdout with the demo methods
                                until EOF: one per line (ndjson, the default) or
-                               Content-Length framed (lsp)
+                               Content-Length framed (lsp); calls of the connection
+                               run concurrently
+  switchboard serve --unix PATH [--framing ndjson|lsp] [--max-message-bytes N]
+                    [--max-batch-len N] [--threads N]
+                               the same on a Unix domain socket (Ethereum-style
+                               IPC), one connection per client, until Ctrl-C
 
 Environment:
   SWITCHBOARD_LOG or RUST_LOG  log level on stderr: off, error, warn, info (default),

@@ -1,17 +1,20 @@
-//! `switchboard serve`: options, then HTTP (tokio + hyper) or stdio.
+//! `switchboard serve`: options, then HTTP (tokio + hyper), stdio or a Unix socket
+//! (both on the duplex driver).
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use switchboard::{ParserConfig, Router, Session};
+use switchboard::{ParserConfig, Router};
+use switchboard_server::duplex::{Duplex, DuplexConfig};
 use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
-use switchboard_server::stdio::{self, Framing};
+use switchboard_server::stdio::Framing;
 use switchboard_server::{demo, log};
 
 struct Options {
     stdio: bool,
+    unix: Option<std::path::PathBuf>,
     framing: Framing,
     listen: String,
     token: Option<String>,
@@ -25,6 +28,7 @@ struct Options {
 fn parse(args: &[&str]) -> Result<Options, String> {
     let mut o = Options {
         stdio: false,
+        unix: None,
         framing: Framing::Ndjson,
         listen: "127.0.0.1:8080".into(),
         token: std::env::var("SWITCHBOARD_TOKEN")
@@ -57,6 +61,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         }
         match name {
             "--stdio" => o.stdio = true,
+            "--unix" => o.unix = Some(value("a socket path")?.into()),
             "--framing" => {
                 o.framing = value("ndjson or lsp")?.parse()?;
                 framing_given = true;
@@ -94,8 +99,11 @@ fn parse(args: &[&str]) -> Result<Options, String> {
             other => return Err(format!("unknown option {other:?}")),
         }
     }
-    if framing_given && !o.stdio {
-        return Err("--framing goes with --stdio".into());
+    if framing_given && !o.stdio && o.unix.is_none() {
+        return Err("--framing goes with --stdio or --unix".into());
+    }
+    if o.stdio && o.unix.is_some() {
+        return Err("--stdio and --unix exclude each other".into());
     }
     Ok(o)
 }
@@ -116,19 +124,120 @@ pub(crate) fn run(args: &[&str]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if o.stdio {
-        let mut session = Session::new(router(o.config));
-        let stdin = std::io::stdin().lock();
-        let stdout = std::io::stdout().lock();
-        return match stdio::serve(&mut session, o.framing, stdin, stdout) {
-            Ok(_) => ExitCode::SUCCESS,
-            Err(e) => {
-                log::error(format_args!("stdio: {e}"));
-                ExitCode::from(1)
-            }
-        };
+    if o.stdio || o.unix.is_some() {
+        return duplex(o);
     }
     http(o)
+}
+
+/// `--stdio` and `--unix`: the duplex driver, calls of a connection concurrent.
+fn duplex(o: Options) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(o.threads.unwrap_or(2))
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            log::error(format_args!("cannot start the runtime: {e}"));
+            return ExitCode::from(1);
+        }
+    };
+    let config = DuplexConfig {
+        framing: o.framing,
+        ..DuplexConfig::default()
+    };
+    let router = router(o.config);
+    let code = runtime.block_on(async move {
+        match &o.unix {
+            None => {
+                let served = Duplex::new(router, config)
+                    .serve(tokio::io::stdin(), tokio::io::stdout())
+                    .await;
+                match served {
+                    Ok(_) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        log::error(format_args!("stdio: {e}"));
+                        ExitCode::from(1)
+                    }
+                }
+            }
+            Some(path) => unix(path, router, config).await,
+        }
+    });
+    // stdin's reader thread may be blocked in read(2): do not wait for it.
+    runtime.shutdown_background();
+    code
+}
+
+#[cfg(unix)]
+async fn unix(path: &std::path::Path, router: Arc<Router>, config: DuplexConfig) -> ExitCode {
+    use std::os::unix::fs::FileTypeExt;
+    // A socket left by an earlier run is replaced; any other file is not touched.
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.file_type().is_socket() {
+            log::error(format_args!(
+                "{} exists and is not a socket",
+                path.display()
+            ));
+            return ExitCode::from(1);
+        }
+        let _ = std::fs::remove_file(path);
+    }
+    let shutdown = shutdown_signal();
+    let listener = match tokio::net::UnixListener::bind(path) {
+        Ok(l) => l,
+        Err(e) => {
+            log::error(format_args!("cannot listen on {}: {e}", path.display()));
+            return ExitCode::from(1);
+        }
+    };
+    println!("switchboard listening on unix:{}", path.display());
+    log::info(format_args!(
+        "unix socket {} ({:?} framing), demo methods",
+        path.display(),
+        config.framing
+    ));
+    let mut shutdown = std::pin::pin!(shutdown);
+    let mut connections = tokio::task::JoinSet::new();
+    let mut open: Vec<switchboard::connection::Connection> = Vec::new();
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let duplex = Duplex::new(router.clone(), config);
+                    open.retain(|c| !c.is_closed());
+                    open.push(duplex.connection().clone());
+                    let (r, w) = stream.into_split();
+                    connections.spawn(async move {
+                        if let Err(e) = duplex.serve(r, w).await {
+                            log::warn(format_args!("unix connection: {e}"));
+                        }
+                    });
+                }
+                Err(e) => {
+                    log::warn(format_args!("accept: {e}"));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    // Graceful: every connection winds up (calls drained, then cancelled).
+    for c in &open {
+        c.close();
+    }
+    while connections.join_next().await.is_some() {}
+    let _ = std::fs::remove_file(path);
+    log::info(format_args!("stopped"));
+    ExitCode::SUCCESS
+}
+
+#[cfg(not(unix))]
+async fn unix(_: &std::path::Path, _: Arc<Router>, _: DuplexConfig) -> ExitCode {
+    log::error(format_args!("--unix needs a Unix system"));
+    ExitCode::from(2)
 }
 
 fn http(o: Options) -> ExitCode {

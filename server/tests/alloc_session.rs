@@ -1,6 +1,7 @@
 //! Zero allocations: after warm-up, handling each message shape through raw
 //! handlers allocates nothing. Its own test binary, with a counting allocator.
 
+use switchboard::connection::{CancelRule, Connection, ConnectionConfig};
 use switchboard::{Router, RpcError, Session};
 use switchboard_tests::counting::{Counting, allocations};
 
@@ -73,4 +74,39 @@ fn handling_allocates_nothing_after_warm_up() {
         std::hint::black_box(session.handle(&invalid_utf8));
     });
     assert_eq!(n, 0, "invalid UTF-8");
+
+    // The same on a connection, as its driver handles messages: sync handlers
+    // inline, a cancel rule set, the client's responses matched against the
+    // pending table (unmatched here), cancel notifications for unknown calls.
+    let router = switchboard_server::demo::register(Router::builder(), Default::default())
+        .method("app_error", |_, _| {
+            Err(RpcError::new(7, "nope").with_data_json(r#"{"why":"static"}"#))
+        })
+        .method("echo", |call, out| {
+            out.raw_json(call.params().map_or(&b"null"[..], |p| p.as_bytes()))
+        })
+        .cancel_notification(CancelRule::new("$/cancelRequest", "id"))
+        .build()
+        .unwrap();
+    let (conn, _outgoing) = Connection::new(&ConnectionConfig::new());
+    let mut session = Session::new(router);
+    session.attach(conn.clone());
+    let cancel = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":77}}"#;
+    let mut shapes: Vec<(&str, &str)> = messages
+        .iter()
+        .map(|(name, m)| (*name, m.as_str()))
+        .collect();
+    shapes.push(("cancel for an unknown call", cancel));
+    for (_, m) in &shapes {
+        let _ = session.handle_concurrent(m.as_bytes());
+    }
+    for (name, m) in &shapes {
+        let ((), n) = allocations(|| {
+            let h = session.handle_concurrent(m.as_bytes());
+            assert!(h.calls.is_none(), "{name}");
+            std::hint::black_box(h.response);
+        });
+        assert_eq!(n, 0, "{name} on a connection: {n} allocations");
+    }
+    assert!(conn.unmatched_responses() > 0);
 }

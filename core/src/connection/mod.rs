@@ -222,6 +222,9 @@ pub enum PeerError {
     InvalidParams(String),
     /// The client answered with an error object.
     Rejected(RpcError),
+    /// This transport cannot send to the client: it only answers (plain HTTP;
+    /// a connection made by [`Connection::answer_only`]).
+    Unsupported,
 }
 
 impl fmt::Display for PeerError {
@@ -232,6 +235,9 @@ impl fmt::Display for PeerError {
             PeerError::Full => f.write_str("the outgoing queue is full"),
             PeerError::InvalidParams(why) => write!(f, "invalid params: {why}"),
             PeerError::Rejected(e) => write!(f, "the client answered with an error: {e}"),
+            PeerError::Unsupported => {
+                f.write_str("this transport cannot send to the client (it only answers)")
+            }
         }
     }
 }
@@ -349,6 +355,8 @@ struct Inner {
     next_request: AtomicU64,
     request_timeout: Option<Duration>,
     unmatched: AtomicU64,
+    /// Whether anything reads the outgoing queue ([`Connection::answer_only`]).
+    push: bool,
 }
 
 /// The numbering of connections in this process.
@@ -411,6 +419,7 @@ impl Connection {
             next_request: AtomicU64::new(1),
             request_timeout: config.request_timeout,
             unmatched: AtomicU64::new(0),
+            push: true,
         };
         (
             Connection {
@@ -418,6 +427,30 @@ impl Connection {
             },
             Outgoing { queue: rx },
         )
+    }
+
+    /// A connection for a transport that can only answer (HTTP without a
+    /// stream): handlers get its id and state, and every [`Peer`] send fails
+    /// with [`PeerError::Unsupported`].
+    ///
+    /// ```
+    /// use switchboard::connection::{Connection, PeerError};
+    /// let conn = Connection::answer_only();
+    /// assert_eq!(conn.peer().try_notify("x", &()), Err(PeerError::Unsupported));
+    /// ```
+    pub fn answer_only() -> Connection {
+        let (conn, outgoing) = Connection::new(ConnectionConfig::new().queue_capacity(1));
+        drop(outgoing);
+        let mut inner = Arc::into_inner(conn.inner).expect("not shared yet");
+        inner.push = false;
+        Connection {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Whether the peer can send to the client (see [`Connection::answer_only`]).
+    pub fn can_push(&self) -> bool {
+        self.inner.push
     }
 
     /// This connection's number, unique in the process.
@@ -476,7 +509,7 @@ impl Connection {
     /// Delivers a response from the client to the request awaiting it; `false`
     /// (and counted) when none awaits these exact id bytes.
     pub fn deliver(&self, response: &Response<'_>) -> bool {
-        let outcome = match response.outcome() {
+        let outcome = || match response.outcome() {
             Ok(result) => Ok(OwnedValue::from_raw(result)),
             Err(error) => Err(PeerError::Rejected(error_object(error))),
         };
@@ -685,11 +718,14 @@ impl Peer {
     }
 
     fn notification(&self, method: &str, params: Option<&[u8]>) -> Result<Vec<u8>, PeerError> {
+        if !self.inner.push {
+            return Err(PeerError::Unsupported);
+        }
         if self.is_closed() {
             return Err(PeerError::Closed);
         }
         let mut msg = Vec::with_capacity(48 + method.len() + params.map_or(0, <[u8]>::len));
-        write_call(&mut msg, method, params, None);
+        crate::envelope::notification(&mut msg, method, params);
         Ok(msg)
     }
 
@@ -766,6 +802,9 @@ impl Peer {
         params: Option<&[u8]>,
         timeout: Option<Duration>,
     ) -> Result<(Box<[u8]>, Vec<u8>), PeerError> {
+        if !self.inner.push {
+            return Err(PeerError::Unsupported);
+        }
         let n = self.inner.next_request.fetch_add(1, Ordering::Relaxed);
         let mut id = Vec::with_capacity(20);
         write::write_u64(&mut id, n);
@@ -773,7 +812,7 @@ impl Peer {
         let deadline = timeout.map(|t| Instant::now() + t);
         self.inner.pending.insert(id.clone(), deadline)?;
         let mut msg = Vec::with_capacity(56 + method.len() + params.map_or(0, <[u8]>::len));
-        write_call(&mut msg, method, params, Some(&id));
+        crate::envelope::request(&mut msg, method, params, &id);
         Ok((id, msg))
     }
 }
@@ -796,21 +835,6 @@ impl Drop for Waiting {
     fn drop(&mut self) {
         self.inner.pending.remove(&self.id);
     }
-}
-
-/// Writes a request (with `id`) or notification.
-fn write_call(out: &mut Vec<u8>, method: &str, params: Option<&[u8]>, id: Option<&[u8]>) {
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
-    write::write_str_escaped(out, method);
-    if let Some(p) = params {
-        out.extend_from_slice(b",\"params\":");
-        out.extend_from_slice(p);
-    }
-    if let Some(id) = id {
-        out.extend_from_slice(b",\"id\":");
-        out.extend_from_slice(id);
-    }
-    out.push(b'}');
 }
 
 #[cfg(test)]

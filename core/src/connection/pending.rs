@@ -109,7 +109,13 @@ impl Pending {
 
     /// Completes the request `id` with `outcome`; `false` when no request with
     /// these exact id bytes is waiting (unknown, answered already, timed out).
-    pub(crate) fn complete(&self, id: &[u8], outcome: Result<OwnedValue, PeerError>) -> bool {
+    /// The outcome is made only for a match: an unmatched response costs no
+    /// allocation.
+    pub(crate) fn complete(
+        &self,
+        id: &[u8],
+        outcome: impl FnOnce() -> Result<OwnedValue, PeerError>,
+    ) -> bool {
         let mut s = lock(&self.state);
         let Some(slot) = s.entries.get_mut(id) else {
             return false;
@@ -118,7 +124,7 @@ impl Pending {
             return false; // answered twice: the first answer stands
         };
         let w = w.take();
-        slot.state = SlotState::Done(outcome);
+        slot.state = SlotState::Done(outcome());
         drop(s);
         if let Some(w) = w {
             w.wake();

@@ -247,3 +247,218 @@ fn calls_register_and_cancel_by_id_bytes() {
     conn.cancel_all_calls();
     assert!(!n.token.is_cancelled()); // not in the table: no id
 }
+
+mod with_a_session {
+    use super::*;
+    use crate::{OwnedCall, Router, RpcError, RunningCalls, Session};
+    use std::sync::Mutex;
+
+    /// A router whose `wait` never completes by itself (it keeps its token in
+    /// `seen`), `ask` asks the client, `now` is sync.
+    fn router(rule: CancelRule, seen: Arc<Mutex<Vec<CancellationToken>>>) -> Arc<Router> {
+        Router::builder()
+            .method_async("wait", move |call: OwnedCall| {
+                seen.lock().unwrap().push(call.cancellation().clone());
+                async { std::future::pending::<Result<(), RpcError>>().await }
+            })
+            .method_async("ask", |call: OwnedCall| async move {
+                let peer = call.connection().unwrap().peer();
+                let v = peer.request("q", &[1]).await?;
+                Ok(v.as_raw().as_i64().unwrap_or(-1) * 2)
+            })
+            .method_async("boom", |_call: OwnedCall| async {
+                panic!("boom") as Result<(), _>
+            })
+            .method("now", |_, out| out.str("now"))
+            .cancel_notification(rule)
+            .build()
+            .unwrap()
+    }
+
+    fn session(
+        rule: CancelRule,
+    ) -> (
+        Session,
+        Connection,
+        Outgoing,
+        Arc<Mutex<Vec<CancellationToken>>>,
+    ) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (conn, out) = Connection::new(&config(Some(Duration::from_secs(60))));
+        let mut s = Session::new(router(rule, seen.clone()));
+        s.attach(conn.clone());
+        (s, conn, out, seen)
+    }
+
+    fn text(v: Option<Vec<u8>>) -> Option<String> {
+        v.map(|v| String::from_utf8(v).unwrap())
+    }
+
+    /// Handles `m`, which must be answered later; its calls.
+    fn later(s: &mut Session, m: &str) -> RunningCalls {
+        let h = s.handle_concurrent(m.as_bytes());
+        assert!(h.response.is_none(), "{m}");
+        h.calls.expect(m)
+    }
+
+    /// Handles `m`, which must be answered (or not) at once.
+    fn now(s: &mut Session, m: &str) -> Option<String> {
+        let h = s.handle_concurrent(m.as_bytes());
+        assert!(h.calls.is_none(), "{m}");
+        h.response.map(|r| String::from_utf8(r.to_vec()).unwrap())
+    }
+
+    const LSP_CANCEL: &str = r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":5}}"#;
+
+    #[test]
+    fn the_cancel_notification_cancels_the_call_it_names() {
+        let lsp = CancelRule::new("$/cancelRequest", "id")
+            .answer(RpcError::new(-32800, "Request cancelled"));
+        let (mut s, conn, _out, seen) = session(lsp);
+        let (_, w) = counting();
+        let mut a = later(&mut s, r#"{"jsonrpc":"2.0","method":"wait","id":5}"#);
+        let mut b = later(&mut s, r#"{"jsonrpc":"2.0","method":"wait","id":"5"}"#);
+        assert!(poll(Pin::new(&mut a), &w).is_pending());
+        assert!(poll(Pin::new(&mut b), &w).is_pending());
+        assert_eq!(conn.calls_in_flight(), 2);
+        // Unknown ids, a cancel without params, a sync call meanwhile: no effect.
+        for m in [
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":6}}"#,
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest"}"#,
+            r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":[5]}"#,
+        ] {
+            assert_eq!(now(&mut s, m), None);
+        }
+        assert_eq!(
+            now(&mut s, r#"{"jsonrpc":"2.0","method":"now","id":1}"#).unwrap(),
+            r#"{"jsonrpc":"2.0","result":"now","id":1}"#
+        );
+        assert!(poll(Pin::new(&mut a), &w).is_pending());
+        assert_eq!(now(&mut s, LSP_CANCEL), None);
+        let tokens = seen.lock().unwrap().clone();
+        assert!(tokens[0].is_cancelled() && !tokens[1].is_cancelled());
+        assert_eq!(
+            text(block_on(&mut a)).unwrap(),
+            r#"{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":5}"#
+        );
+        assert_eq!(conn.calls_in_flight(), 1);
+        // After the answer, a cancel finds nothing.
+        assert_eq!(now(&mut s, LSP_CANCEL), None);
+        assert!(!conn.cancel_call(b"5"));
+        drop(b); // dropping the calls forgets them
+        assert_eq!(conn.calls_in_flight(), 0);
+    }
+
+    #[test]
+    fn mcp_cancelled_calls_are_never_answered() {
+        let mcp = CancelRule::new("notifications/cancelled", "requestId");
+        let (mut s, conn, _out, _seen) = session(mcp);
+        let mut a = later(&mut s, r#"{"jsonrpc":"2.0","method":"wait","id":"x"}"#);
+        let (_, w) = counting();
+        assert!(poll(Pin::new(&mut a), &w).is_pending());
+        // LSP's cancel means nothing to this router.
+        assert_eq!(
+            now(
+                &mut s,
+                r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"x"}}"#
+            ),
+            None
+        );
+        assert!(poll(Pin::new(&mut a), &w).is_pending());
+        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"x","reason":"user"}}"#;
+        assert_eq!(now(&mut s, cancel), None);
+        assert_eq!(block_on(&mut a), None);
+        assert_eq!(conn.calls_in_flight(), 0);
+    }
+
+    #[test]
+    fn a_handler_awaits_the_clients_answer() {
+        let (mut s, conn, out, _) = session(CancelRule::new("c", "id"));
+        let mut a = later(&mut s, r#"{"jsonrpc":"2.0","method":"ask","id":9}"#);
+        let (_, w) = counting();
+        assert!(poll(Pin::new(&mut a), &w).is_pending());
+        assert_eq!(
+            out.try_recv().unwrap(),
+            br#"{"jsonrpc":"2.0","method":"q","params":[1],"id":1}"#
+        );
+        assert_eq!(conn.pending_requests(), 1);
+        // Unknown and repeated answers are dropped, never answered.
+        assert_eq!(now(&mut s, r#"{"jsonrpc":"2.0","result":1,"id":2}"#), None);
+        assert_eq!(now(&mut s, r#"{"jsonrpc":"2.0","result":21,"id":1}"#), None);
+        assert_eq!(now(&mut s, r#"{"jsonrpc":"2.0","result":22,"id":1}"#), None);
+        assert_eq!(
+            text(block_on(&mut a)).unwrap(),
+            r#"{"jsonrpc":"2.0","result":42,"id":9}"#
+        );
+        assert_eq!(conn.unmatched_responses(), 2);
+        assert_eq!(s.dropped_responses(), 2);
+        assert_eq!((conn.pending_requests(), conn.calls_in_flight()), (0, 0));
+        // The client goes away with a request pending: it fails at once.
+        let mut b = later(&mut s, r#"{"jsonrpc":"2.0","method":"ask","id":10}"#);
+        assert!(poll(Pin::new(&mut b), &w).is_pending());
+        conn.close();
+        let answer = text(block_on(&mut b)).unwrap();
+        assert!(
+            answer.starts_with(r#"{"jsonrpc":"2.0","error":{"code":-32603"#)
+                && answer.contains("the connection is closed")
+                && answer.ends_with(r#""id":10}"#),
+            "{answer}"
+        );
+        assert_eq!((conn.pending_requests(), conn.calls_in_flight()), (0, 0));
+    }
+
+    #[test]
+    fn a_batch_is_answered_whole_when_its_async_calls_complete() {
+        let (mut s, conn, out, _) = session(CancelRule::new("c", "id"));
+        let batch = r#"[{"jsonrpc":"2.0","method":"ask","id":1},{"jsonrpc":"2.0","method":"now","id":2},
+            {"jsonrpc":"2.0","method":"now"},{"jsonrpc":"2.0","method":"boom","id":3},{"jsonrpc":"2.0","method":"c","params":{"id":99}}]"#;
+        let mut calls = later(&mut s, batch);
+        // The session's buffer is free for the next message meanwhile.
+        assert!(now(&mut s, r#"{"jsonrpc":"2.0","method":"now","id":"n"}"#).is_some());
+        let (_, w) = counting();
+        assert!(poll(Pin::new(&mut calls), &w).is_pending());
+        assert_eq!(calls.running(), 1); // boom has panicked already
+        let req = out.try_recv().unwrap();
+        assert_eq!(
+            req,
+            br#"{"jsonrpc":"2.0","method":"q","params":[1],"id":1}"#
+        );
+        assert_eq!(now(&mut s, r#"{"jsonrpc":"2.0","result":5,"id":1}"#), None);
+        assert_eq!(
+            text(block_on(&mut calls)).unwrap(),
+            concat!(
+                r#"[{"jsonrpc":"2.0","result":"now","id":2},"#,
+                r#"{"jsonrpc":"2.0","result":10,"id":1},"#,
+                r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"reason":"the handler panicked"}},"id":3}]"#
+            )
+        );
+        assert_eq!(conn.calls_in_flight(), 0);
+    }
+
+    #[test]
+    fn unmatched_responses_still_reach_the_routers_sink() {
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let sink = got.clone();
+        let router = Router::builder()
+            .response_sink(move |r| sink.lock().unwrap().push(r.id().as_bytes().to_vec()))
+            .build()
+            .unwrap();
+        let (conn, _out) = Connection::new(&config(None));
+        let mut s = Session::new(router);
+        s.attach(conn.clone());
+        let mut r = Box::pin(conn.peer().request("m", &()));
+        let (_, w) = counting();
+        assert!(poll(r.as_mut(), &w).is_pending());
+        assert!(
+            s.handle(br#"{"jsonrpc":"2.0","result":1,"id":1}"#)
+                .is_none()
+        );
+        assert!(
+            s.handle(br#"{"jsonrpc":"2.0","result":1,"id":7}"#)
+                .is_none()
+        );
+        assert_eq!(*got.lock().unwrap(), vec![b"7".to_vec()]);
+        assert!(matches!(poll(r.as_mut(), &w), Poll::Ready(Ok(_))));
+        assert_eq!(s.detach().map(|c| c.id()), Some(conn.id()));
+    }
+}
