@@ -278,8 +278,10 @@ fn main() -> ExitCode {
             }
         }
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One connection: one thread serves it best (no cross-thread wake-ups
+    // between the read loop, the calls and the writer); calls still run
+    // concurrently, interleaved at their awaits.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a tokio runtime");
@@ -288,7 +290,10 @@ fn main() -> ExitCode {
         let conn = duplex.connection().clone();
         conn.extensions().insert(Documents::default());
         conn.extensions().insert(ShutDown::default());
-        let r = duplex.serve(tokio::io::stdin(), tokio::io::stdout()).await;
+        let r = {
+            let (stdin, stdout) = switchboard_server::duplex::stdio();
+            duplex.serve(stdin, stdout).await
+        };
         let shut_down = conn
             .extensions()
             .get::<ShutDown>()

@@ -243,14 +243,19 @@ fn main() -> ExitCode {
             }
         }
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One connection: one thread serves it best (no cross-thread wake-ups
+    // between the read loop, the calls and the writer); calls still run
+    // concurrently, interleaved at their awaits.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a tokio runtime");
     let result = runtime.block_on(async {
         let duplex = Duplex::new(router(), config);
-        duplex.serve(tokio::io::stdin(), tokio::io::stdout()).await
+        {
+            let (stdin, stdout) = switchboard_server::duplex::stdio();
+            duplex.serve(stdin, stdout).await
+        }
     });
     // stdin's reader thread may still block in read(2): do not wait for it.
     runtime.shutdown_background();

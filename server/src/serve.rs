@@ -132,11 +132,19 @@ pub(crate) fn run(args: &[&str]) -> ExitCode {
 
 /// `--stdio` and `--unix`: the duplex driver, calls of a connection concurrent.
 fn duplex(o: Options) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(o.threads.unwrap_or(2))
-        .enable_all()
-        .build()
-    {
+    // stdio is one connection: one thread serves it best (no cross-thread
+    // wake-ups); a socket serves many, on `--threads` workers.
+    let built = if o.unix.is_none() && o.threads.is_none() {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(o.threads.unwrap_or(2))
+            .enable_all()
+            .build()
+    };
+    let runtime = match built {
         Ok(r) => r,
         Err(e) => {
             log::error(format_args!("cannot start the runtime: {e}"));
@@ -151,9 +159,8 @@ fn duplex(o: Options) -> ExitCode {
     let code = runtime.block_on(async move {
         match &o.unix {
             None => {
-                let served = Duplex::new(router, config)
-                    .serve(tokio::io::stdin(), tokio::io::stdout())
-                    .await;
+                let (stdin, stdout) = switchboard_server::duplex::stdio();
+                let served = Duplex::new(router, config).serve(stdin, stdout).await;
                 match served {
                     Ok(_) => ExitCode::SUCCESS,
                     Err(e) => {
