@@ -44,6 +44,20 @@
 //! [`Session::handle`] drives them with a small blocking executor, for futures that
 //! need no runtime reactor.
 //!
+//! ## Connections that talk back
+//! A transport owns a [`connection::Connection`] per client and attaches each
+//! session to it ([`Session::attach`]): handlers reach it through their call
+//! ([`Call::connection`], [`OwnedCall::connection`]), with its id, typed
+//! per-connection state and a [`connection::Peer`] that sends the client
+//! notifications and requests whose answers come back as futures.
+//! [`Session::handle_concurrent`] runs sync handlers inline (still without
+//! allocating) and hands a message's async calls out as one `'static` future
+//! to spawn, each with a [`connection::CancellationToken`] that the protocol's
+//! cancel notification fires ([`RouterBuilder::cancel_notification`]). The
+//! core depends on no runtime; `switchboard-server`'s `duplex` module is the
+//! tokio driver for byte streams. [`envelope`] writes every JSON-RPC message
+//! shape, for transports and users alike.
+//!
 //! ## Features
 //! None yet. Build with `RUSTFLAGS="--cfg switchboard_disable_simd"` to force the
 //! scalar kernels.
