@@ -59,7 +59,7 @@
 //! client_write.write_all(b"{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":1}\n").await.unwrap();
 //! let response = lines.next_line().await.unwrap().unwrap();
 //! assert_eq!(response, r#"{"jsonrpc":"2.0","result":true,"id":7}"#);
-//! drop(client_write); // EOF: the driver ends
+//! client_write.shutdown().await.unwrap(); // EOF: the driver ends
 //! let summary = serving.await.unwrap().unwrap();
 //! assert_eq!(summary.messages, 2);
 //! # }
@@ -73,14 +73,14 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use switchboard::connection::{Connection, ConnectionConfig, Outgoing};
-use switchboard::framing::{ContentLength, FramingError, Ndjson, Status};
+use switchboard::framing::{FramingError, Status};
 use switchboard::{Router, Session};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::log;
-use crate::stdio::{Framing, write_too_large};
+use crate::stdio::{Framer, Framing, Last, encode, write_too_large};
 
 /// The reader of standard input, boxed.
 pub type StdinReader = Box<dyn AsyncRead + Unpin + Send>;
@@ -189,27 +189,6 @@ impl std::fmt::Debug for Duplex {
     }
 }
 
-enum Framer {
-    Ndjson(Ndjson),
-    Lsp(ContentLength),
-}
-
-impl Framer {
-    fn decode(&mut self, buf: &[u8]) -> Result<Status, FramingError> {
-        match self {
-            Framer::Ndjson(f) => f.decode(buf),
-            Framer::Lsp(f) => f.decode(buf),
-        }
-    }
-}
-
-fn encode(framing: Framing, msg: &[u8], out: &mut Vec<u8>) {
-    match framing {
-        Framing::Ndjson => Ndjson::encode(msg, out),
-        Framing::Lsp => ContentLength::encode(msg, out),
-    }
-}
-
 /// Bytes coalesced into one write at most (one message may be larger).
 const WRITE_CHUNK: usize = 64 << 10;
 
@@ -290,10 +269,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
 ) -> io::Result<(u64, End)> {
     let limit = session.router().config().get_max_message_bytes();
     let framing = config.framing;
-    let mut framer = match framing {
-        Framing::Ndjson => Framer::Ndjson(Ndjson::new(limit)),
-        Framing::Lsp => Framer::Lsp(ContentLength::new(limit)),
-    };
+    let mut framer = Framer::new(framing, limit);
     let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
     let mut closed = pin!(conn.closed());
     let mut buf: Vec<u8> = Vec::with_capacity(8 << 10);
@@ -361,29 +337,18 @@ async fn read_loop<R: AsyncRead + Unpin>(
         while calls_reaped(d.calls) {}
     }
     // EOF: a last NDJSON line without its newline is still a message.
-    match &mut framer {
-        Framer::Ndjson(f) => match f.finish(&buf) {
-            Ok(Some(body)) => {
-                messages += 1;
-                d.message(&buf[body]).await;
-            }
-            Ok(None) => {}
-            Err(FramingError::TooLarge { limit }) => {
-                messages += 1;
-                let mut resp = Vec::new();
-                write_too_large(&mut resp, limit);
-                let _ = conn.send(resp).await;
-            }
-            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
-        },
-        Framer::Lsp(f) => {
-            if !f.is_idle() || !buf.is_empty() {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "the stream ended inside a message",
-                ));
-            }
+    match framer.finish(&buf)? {
+        Last::Message(body) => {
+            messages += 1;
+            d.message(&buf[body]).await;
         }
+        Last::TooLarge(limit) => {
+            messages += 1;
+            let mut resp = Vec::new();
+            write_too_large(&mut resp, limit);
+            let _ = conn.send(resp).await;
+        }
+        Last::Nothing => {}
     }
     Ok((messages, End::Eof))
 }

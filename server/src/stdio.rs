@@ -81,17 +81,62 @@ pub fn serve_lsp<R: BufRead, W: Write>(
     serve(session, Framing::Lsp, input, output)
 }
 
-enum Framer {
+/// Either framing's decoder, and its encoder: the one framer of this crate's
+/// stream transports (this blocking one and [`crate::duplex`]).
+pub(crate) enum Framer {
     Ndjson(Ndjson),
     Lsp(ContentLength),
 }
 
+/// What is left in the buffer at the end of the stream.
+pub(crate) enum Last {
+    /// Nothing (or blank lines).
+    Nothing,
+    /// A last NDJSON line without its newline: `buf[range]`.
+    Message(std::ops::Range<usize>),
+    /// A last line over the limit.
+    TooLarge(usize),
+}
+
 impl Framer {
-    fn decode(&mut self, buf: &[u8]) -> Result<Status, FramingError> {
+    pub(crate) fn new(framing: Framing, limit: usize) -> Self {
+        match framing {
+            Framing::Ndjson => Framer::Ndjson(Ndjson::new(limit)),
+            Framing::Lsp => Framer::Lsp(ContentLength::new(limit)),
+        }
+    }
+
+    pub(crate) fn decode(&mut self, buf: &[u8]) -> Result<Status, FramingError> {
         match self {
             Framer::Ndjson(f) => f.decode(buf),
             Framer::Lsp(f) => f.decode(buf),
         }
+    }
+
+    /// The end of the stream with `buf` unconsumed: `UnexpectedEof` inside a
+    /// `Content-Length` message, `InvalidData` for unframeable headers.
+    pub(crate) fn finish(&mut self, buf: &[u8]) -> io::Result<Last> {
+        match self {
+            Framer::Ndjson(f) => match f.finish(buf) {
+                Ok(Some(body)) => Ok(Last::Message(body)),
+                Ok(None) => Ok(Last::Nothing),
+                Err(FramingError::TooLarge { limit }) => Ok(Last::TooLarge(limit)),
+                Err(e) => Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+            },
+            Framer::Lsp(f) if f.is_idle() && buf.is_empty() => Ok(Last::Nothing),
+            Framer::Lsp(_) => Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the stream ended inside a message",
+            )),
+        }
+    }
+}
+
+/// Appends `msg` framed by `framing` to `out`.
+pub(crate) fn encode(framing: Framing, msg: &[u8], out: &mut Vec<u8>) {
+    match framing {
+        Framing::Ndjson => Ndjson::encode(msg, out),
+        Framing::Lsp => ContentLength::encode(msg, out),
     }
 }
 
@@ -107,11 +152,9 @@ pub fn serve<R: BufRead, W: Write>(
     mut output: W,
 ) -> io::Result<u64> {
     let limit = session.router().config().get_max_message_bytes();
-    let mut framer = match framing {
-        Framing::Ndjson => Framer::Ndjson(Ndjson::new(limit)),
-        Framing::Lsp => Framer::Lsp(ContentLength::new(limit)),
-    };
+    let mut framer = Framer::new(framing, limit);
     let mut scratch = Vec::new();
+    let mut framed = Vec::new();
     let mut buf: Vec<u8> = Vec::new();
     let mut start = 0; // bytes at the front of `buf` already consumed
     let mut handled = 0u64;
@@ -124,7 +167,7 @@ pub fn serve<R: BufRead, W: Write>(
                     handled += 1;
                     let msg = &buf[start + body.start..start + body.end];
                     if let Some(resp) = session.handle(msg) {
-                        write_framed(&mut output, framing, resp)?;
+                        write_framed(&mut output, framing, resp, &mut framed)?;
                     }
                     start += consumed;
                 }
@@ -133,7 +176,7 @@ pub fn serve<R: BufRead, W: Write>(
                     handled += 1;
                     scratch.clear();
                     write_too_large(&mut scratch, limit);
-                    write_framed(&mut output, framing, &scratch)?;
+                    write_framed(&mut output, framing, &scratch, &mut framed)?;
                 }
                 Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
             }
@@ -153,46 +196,33 @@ pub fn serve<R: BufRead, W: Write>(
         let n = chunk.len();
         input.consume(n);
     }
-    match &mut framer {
-        Framer::Ndjson(f) => match f.finish(&buf) {
-            Ok(Some(body)) => {
-                handled += 1;
-                if let Some(resp) = session.handle(&buf[body]) {
-                    write_framed(&mut output, framing, resp)?;
-                }
-            }
-            Ok(None) => {}
-            Err(FramingError::TooLarge { limit }) => {
-                handled += 1;
-                scratch.clear();
-                write_too_large(&mut scratch, limit);
-                write_framed(&mut output, framing, &scratch)?;
-            }
-            Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
-        },
-        Framer::Lsp(f) => {
-            if !f.is_idle() || !buf.is_empty() {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "the stream ended inside a message",
-                ));
+    match framer.finish(&buf)? {
+        Last::Message(body) => {
+            handled += 1;
+            if let Some(resp) = session.handle(&buf[body]) {
+                write_framed(&mut output, framing, resp, &mut framed)?;
             }
         }
+        Last::TooLarge(limit) => {
+            handled += 1;
+            scratch.clear();
+            write_too_large(&mut scratch, limit);
+            write_framed(&mut output, framing, &scratch, &mut framed)?;
+        }
+        Last::Nothing => {}
     }
     Ok(handled)
 }
 
-fn write_framed<W: Write>(output: &mut W, framing: Framing, resp: &[u8]) -> io::Result<()> {
-    match framing {
-        Framing::Ndjson => {
-            output.write_all(resp)?;
-            output.write_all(b"\n")?;
-        }
-        Framing::Lsp => {
-            write!(output, "Content-Length: {}\r\n\r\n", resp.len())?;
-            output.write_all(resp)?;
-        }
-    }
+fn write_framed<W: Write>(
+    output: &mut W,
+    framing: Framing,
+    resp: &[u8],
+    framed: &mut Vec<u8>,
+) -> io::Result<()> {
+    framed.clear();
+    encode(framing, resp, framed);
+    output.write_all(framed)?;
     output.flush()
 }
 

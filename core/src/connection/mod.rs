@@ -758,19 +758,9 @@ impl Peer {
         params: &P,
         timeout: Option<Duration>,
     ) -> impl Future<Output = Result<OwnedValue, PeerError>> + Send + 'static + use<P> {
-        let start = params_json(params).map(|p| self.start_request(method, p.as_deref(), timeout));
-        let inner = Arc::clone(&self.inner);
-        async move {
-            let (id, msg) = start??;
-            let waiting = Waiting { inner, id };
-            waiting
-                .inner
-                .queue
-                .send(msg)
-                .await
-                .map_err(|_| PeerError::Closed)?;
-            waiting.await
-        }
+        let start =
+            params_json(params).and_then(|p| self.start_request(method, p.as_deref(), timeout));
+        self.finish_request(start)
     }
 
     /// [`Peer::request`] with params given as JSON text (checked).
@@ -780,11 +770,24 @@ impl Peer {
         params: Option<&[u8]>,
     ) -> impl Future<Output = Result<OwnedValue, PeerError>> + Send + 'static + use<> {
         let timeout = self.inner.request_timeout;
-        let start = raw_params(params).map(|p| self.start_request(method, p, timeout));
-        let inner = Arc::clone(&self.inner);
+        let start = raw_params(params).and_then(|p| self.start_request(method, p, timeout));
+        self.finish_request(start)
+    }
+
+    /// Queues a started request and awaits its answer (it is pending from its
+    /// start: an answer cannot come before it is awaited).
+    fn finish_request(
+        &self,
+        start: Result<(Box<[u8]>, Vec<u8>), PeerError>,
+    ) -> impl Future<Output = Result<OwnedValue, PeerError>> + Send + 'static + use<> {
+        // The guard exists before the future is first polled: dropping the
+        // future unpolled still forgets the request.
+        let started = start.map(|(id, msg)| {
+            let inner = Arc::clone(&self.inner);
+            (Waiting { inner, id }, msg)
+        });
         async move {
-            let (id, msg) = start??;
-            let waiting = Waiting { inner, id };
+            let (waiting, msg) = started?;
             waiting
                 .inner
                 .queue

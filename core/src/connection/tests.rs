@@ -111,6 +111,18 @@ fn a_dropped_request_is_forgotten_and_its_late_answer_unmatched() {
 }
 
 #[test]
+fn a_request_dropped_before_its_first_poll_leaves_nothing_pending() {
+    let (conn, _out) = Connection::new(&config(None));
+    let r = conn.peer().request("x", &());
+    assert_eq!(conn.pending_requests(), 1);
+    drop(r);
+    assert_eq!(conn.pending_requests(), 0);
+    let r = conn.peer().request_raw("x", Some(b"[1]"));
+    drop(r);
+    assert_eq!(conn.pending_requests(), 0);
+}
+
+#[test]
 fn close_fails_every_pending_request_at_once() {
     let (conn, _out) = Connection::new(&config(None));
     let (wakes, w) = counting();
