@@ -1,10 +1,14 @@
 //! The classifier: bytes in, a [`Message`] out, borrowing from the input.
 
+pub(crate) mod blocks;
 mod classify;
 mod config;
 mod error;
 pub(crate) mod ops;
 pub(crate) mod scan;
+#[cfg(test)]
+mod test_json;
+mod walk;
 
 use core::fmt;
 

@@ -9,6 +9,8 @@
 use super::Error;
 use super::error::{Field, Reason};
 use super::ops::tick;
+#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+use super::{blocks, walk};
 use crate::long::{LONG, LongValues};
 use crate::simd;
 use crate::unescape;
@@ -987,6 +989,8 @@ impl<'a, 's> Scanner<'a, 's> {
         let at = if self.compact && self.bytes.len() >= WINDOW_MIN {
             if self.bytes.len() - self.pos <= PADDED_MAX {
                 self.nested_padded::<NOTE>(base, depth)
+            } else if let Some(at) = self.nested_walk::<NOTE>(base, depth) {
+                at
             } else {
                 self.nested_window::<NOTE>(self.bytes, self.pos, base, depth)
             }
@@ -1366,6 +1370,52 @@ impl<'a, 's> Scanner<'a, 's> {
         }
     }
 
+    /// The structural walk ([`super::walk`]) on the nested value at `pos`,
+    /// of level `depth`, when at least [`WALK_MIN`] bytes follow, the CPU runs
+    /// the walk, and a sample of the value's start shows the bytes the walk is
+    /// faster on ([`blocks::walk_pays`]): where to go on from, the value's end
+    /// ([`Resume::Done`]), or its start for the general loop if the walk gave
+    /// up; `None` to leave the value to the window loop.
+    #[inline(always)]
+    fn nested_walk<const NOTE: bool>(&mut self, base: usize, depth: usize) -> Option<Resume> {
+        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+        if self.bytes.len() - self.pos >= WALK_MIN && simd::has_avx2() {
+            let at = Resume::Open { p: self.pos, depth };
+            // SAFETY: AVX2, BMI1, BMI2 and PCLMULQDQ were detected on this CPU.
+            return unsafe { self.walk_avx2::<NOTE>(at, base) };
+        }
+        let _ = (base, depth);
+        None
+    }
+
+    /// [`walk::walk`] compiled for AVX2, on the AVX2 kernel.
+    ///
+    /// # Safety
+    /// - The CPU must support AVX2, BMI1, BMI2 and PCLMULQDQ
+    ///   ([`simd::has_avx2`] returned `true`).
+    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+    #[target_feature(enable = "avx2,bmi1,bmi2,pclmulqdq")]
+    #[inline(never)]
+    unsafe fn walk_avx2<const NOTE: bool>(&mut self, at: Resume, base: usize) -> Option<Resume> {
+        // SAFETY: AVX2 and PCLMULQDQ, this function's caller's guarantee.
+        if !blocks::walk_pays(self.bytes, self.pos, unsafe { blocks::Avx2::new() }) {
+            return None;
+        }
+        let mut w = walk::Walk {
+            stack: self.stack,
+            max_depth: self.max_depth,
+            long: self.long,
+        };
+        // SAFETY: as above.
+        let kernel = unsafe { blocks::Avx2::new() };
+        Some(
+            match walk::walk::<_, NOTE>(self.bytes, at, base, &mut w, kernel) {
+                Some(end) => Resume::Done(end),
+                None => at,
+            },
+        )
+    }
+
     #[inline]
     fn set_level(&mut self, depth: usize, is_array: bool) {
         let (w, bit) = (depth / 64, depth % 64);
@@ -1410,6 +1460,16 @@ impl<'a, 's> Scanner<'a, 's> {
     }
 }
 
+/// The general loop alone on the array or object at `b[0]` (level 1): where it
+/// ends, or `None` if it is invalid (the structural walk's reference).
+#[cfg(test)]
+pub(crate) fn general_value_end(b: &[u8], max_depth: usize) -> Option<usize> {
+    let mut stack = vec![0u64; max_depth / 64 + 1];
+    let mut long = LongValues::default();
+    let mut sc = Scanner::new(b, max_depth, &mut stack, &mut long).general_only();
+    sc.scan_nested(1, 1).ok().map(|()| sc.pos)
+}
+
 /// The error for the byte at `p` (or the end of input) not fitting the grammar.
 #[cold]
 fn unexpected(b: &[u8], p: usize) -> Fail {
@@ -1419,6 +1479,11 @@ fn unexpected(b: &[u8], p: usize) -> Fail {
         Fail::at(Reason::UnexpectedByte, p)
     }
 }
+
+/// The fewest bytes from a nested value's start on for which the structural
+/// walk is considered ([`Scanner::nested_walk`]): shorter values (most) never
+/// pay for its sample and set-up.
+const WALK_MIN: usize = 2048;
 
 /// Messages shorter than this never take the window loop: its set-up (one
 /// 64-byte mask) would not pay, and they have few bytes 64 from their end.
@@ -1469,7 +1534,7 @@ fn padded<'p>(buf: &'p mut [MaybeUninit<u8>; PADDED_BUF], b: &[u8], p: usize) ->
 
 /// Where [`Scanner::nested_window_with`] handed over to the general loop.
 #[derive(Clone, Copy, Debug)]
-enum Resume {
+pub(crate) enum Resume {
     /// The whole value was scanned; it ends at this index.
     Done(usize),
     /// At the array or object opening at `p`, of level `depth`.
@@ -1621,7 +1686,12 @@ unsafe fn window_value<const NOTE: bool>(
         return Step::Open(p);
     }
     // SAFETY: the caller's guarantee, passed on.
-    unsafe { window_scalar(b, p, c) }
+    let step = unsafe { window_scalar(b, p, c) };
+    // The rare number that long is noted too, as the general loop does.
+    if let (true, Step::End(end)) = (NOTE, &step) {
+        long.note(p, *end);
+    }
+    step
 }
 
 /// A value of the window loop that is neither a string nor a container: a
@@ -1892,6 +1962,12 @@ fn string_end(b: &[u8], p: usize) -> Res<usize> {
     string_from(b, q).map(|(end, _)| end)
 }
 
+/// [`string_from`]'s end of the string, or `None` for an invalid one (the
+/// structural walk's string loop, [`super::blocks`]).
+pub(crate) fn string_rest(b: &[u8], p: usize) -> Option<usize> {
+    string_from(b, p).ok().map(|(end, _)| end)
+}
+
 /// The general string loop, from `p` inside the string body: the end of the
 /// string and whether it holds escapes.
 #[inline(never)]
@@ -2053,7 +2129,7 @@ unsafe fn digits_end8_unchecked(b: &[u8], p: usize) -> Option<usize> {
 
 /// [`digits_end8`] on the eight bytes `chunk` from `p`.
 #[inline(always)]
-fn digits_end8_of(chunk: [u8; 8], p: usize) -> Option<usize> {
+pub(crate) fn digits_end8_of(chunk: [u8; 8], p: usize) -> Option<usize> {
     // Each byte's distance from b'0'; a byte that is not a digit (that distance
     // 10 or more, or its top bit set) gets its top bit set, and no byte's sum
     // carries into the next.
@@ -2355,74 +2431,7 @@ mod text_tests {
 #[cfg(test)]
 mod window_tests {
     use super::Scanner;
-
-    /// A generated JSON value: nested arrays and objects of hex strings, keys,
-    /// text with escapes and UTF-8, numbers, literals, and (sometimes) whitespace.
-    fn value(next: &mut impl FnMut() -> usize, depth: usize, ws: bool, out: &mut Vec<u8>) {
-        let pad = |next: &mut dyn FnMut() -> usize, out: &mut Vec<u8>| {
-            if ws && next().is_multiple_of(4) {
-                out.extend_from_slice([&b" "[..], b"\n", b"\t ", b"\r\n  "][next() % 4]);
-            }
-        };
-        let scalars: [&[u8]; 25] = [
-            b"\"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef\"",
-            b"\"0xf6e1d68c6c394a172235d5b854bc1346cbb25d95\"",
-            b"\"latest\"",
-            b"\"\"",
-            b"\"caf\\u00e9 \\\"q\\\" \\n\"",
-            "\"Zürich — naïve 😀\"".as_bytes(),
-            b"\"0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz\"",
-            b"0",
-            b"-0.99e-2",
-            b"61909.9448",
-            b"120933",
-            b"1.5E+3",
-            b"true",
-            b"false",
-            b"null",
-            b"7",
-            b"-0",
-            b"-7",
-            b"0.5e-10",
-            b"-0.0E0",
-            b"1e5",
-            b"-123456789.123456789e+123",
-            b"12345678901234",
-            b"0.12345678",
-            b"-98765432.1234567E-1234567",
-        ];
-        let kind = if depth >= 6 { 2 } else { next() % 5 };
-        match kind {
-            0 | 1 => {
-                let (open, close) = if kind == 0 {
-                    (b'[', b']')
-                } else {
-                    (b'{', b'}')
-                };
-                out.push(open);
-                pad(next, out);
-                let n = next() % 6;
-                for i in 0..n {
-                    if i > 0 {
-                        out.push(b',');
-                        pad(next, out);
-                    }
-                    if kind == 1 {
-                        let keys: [&[u8]; 4] =
-                            [b"\"address\"", b"\"k\"", b"\"t\\u0061g\"", b"\"blockHash\""];
-                        out.extend_from_slice(keys[next() % keys.len()]);
-                        pad(next, out);
-                        out.push(b':');
-                        pad(next, out);
-                    }
-                    value(next, depth + 1, ws, out);
-                    pad(next, out);
-                }
-                out.push(close);
-            }
-            _ => out.extend_from_slice(scalars[next() % scalars.len()]),
-        }
-    }
+    use crate::parse::test_json::value;
 
     fn verdict(input: &[u8], max_depth: usize, general: bool) -> String {
         let mut stack = vec![0u64; max_depth / 64 + 1];
@@ -2430,6 +2439,69 @@ mod window_tests {
         let sc = Scanner::new(input, max_depth, &mut stack, &mut long);
         let mut sc = if general { sc.general_only() } else { sc };
         format!("{:?}", sc.validate())
+    }
+
+    /// The verdict and the long values noted.
+    fn verdict_long(input: &[u8], general: bool) -> String {
+        let mut stack = vec![0u64; 3];
+        let mut long = crate::long::LongValues::default();
+        let sc = Scanner::new(input, 128, &mut stack, &mut long);
+        let mut sc = if general { sc.general_only() } else { sc };
+        let v = sc.validate();
+        let mut entries: Vec<_> = long.entries().collect();
+        entries.sort();
+        format!("{v:?} {entries:?}")
+    }
+
+    /// Messages long enough for the structural walk (the window loop hands
+    /// over to it [`super::WALK_AFTER`] bytes into a nested value): the same
+    /// verdicts as the general loop alone, and the same long values noted, on
+    /// generated params (compact and with whitespace), truncated, and with a
+    /// troublemaker byte written over positions all along.
+    #[test]
+    fn structural_walk_matches_the_general_loop() {
+        let mut next = crate::test_rng::lcg(0x77a1_u64);
+        let (rounds, cuts, writes) = if cfg!(miri) { (1, 3, 5) } else { (40, 40, 400) };
+        let bad = [
+            b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'-', b'.', b'e', b'x', b't',
+            b' ', b'u', 0x01, 0x1f, 0x80, 0xc3, 0xff,
+        ];
+        for round in 0..rounds {
+            let ws = round % 2 == 1;
+            let mut v = br#"{"jsonrpc":"2.0","method":"ingest","params":["#.to_vec();
+            let mut first = true;
+            while v.len() < 6000 {
+                if !first {
+                    v.push(b',');
+                }
+                first = false;
+                value(&mut next, 2, ws, &mut v);
+            }
+            // A long string and a long number, to be noted.
+            v.extend_from_slice(b",\"");
+            v.extend(std::iter::repeat_n(b'a', 1500));
+            v.extend_from_slice(b"\",");
+            v.extend(std::iter::repeat_n(b'7', 1100));
+            v.extend_from_slice(br#"],"id":1}"#);
+            let want = verdict_long(&v, true);
+            assert!(want.starts_with("Ok(())"), "{want}");
+            assert_eq!(verdict_long(&v, false), want);
+            for _ in 0..cuts {
+                let w = &v[..next() % v.len()];
+                assert_eq!(verdict_long(w, false), verdict_long(w, true));
+            }
+            for _ in 0..writes {
+                let mut w = v.clone();
+                let i = next() % w.len();
+                w[i] = bad[next() % bad.len()];
+                assert_eq!(
+                    verdict_long(&w, false),
+                    verdict_long(&w, true),
+                    "{:#x} at {i}",
+                    w[i]
+                );
+            }
+        }
     }
 
     /// The window loop (with the general loop resuming where it hands over) and

@@ -7,7 +7,7 @@ use core::arch::x86_64::{
     _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
 };
 use core::arch::x86_64::{
-    _mm256_andnot_si256, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
+    _mm256_andnot_si256, _mm256_min_epu8, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
 };
 
 use super::skip::{Kernel, Masks, count_blocks, skip_blocks, skip_text_blocks};
@@ -698,4 +698,97 @@ pub(crate) unsafe fn skip_text(bytes: &[u8], p: usize) -> usize {
         // SAFETY: as for the masks.
         |b, at| unsafe { plain64(b, at) },
     )
+}
+
+/// The byte classes of a 64-byte block for the structural walk
+/// ([`crate::parse::blocks::Classes`]), in two 32-byte steps: whitespace and
+/// the six structural characters by two table lookups on the low nibble
+/// (simdjson's classification), quotes and backslashes by compares, control
+/// bytes by an unsigned minimum, bytes >= 0x80 by their sign bit.
+///
+/// The lookups are exact for whitespace; for the structural characters they
+/// also take 0x0c and 0x1a (`x | 0x20` is `,` and `:`), control bytes taken
+/// out again at the end.
+///
+/// # Safety
+/// - The CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn classes64(block: &[u8; 64]) -> crate::parse::blocks::Classes {
+    let ws_table = _mm256_setr_epi8(
+        b' ' as i8,
+        100,
+        100,
+        100,
+        17,
+        100,
+        113,
+        2,
+        100,
+        b'\t' as i8,
+        b'\n' as i8,
+        112,
+        100,
+        b'\r' as i8,
+        100,
+        100,
+        b' ' as i8,
+        100,
+        100,
+        100,
+        17,
+        100,
+        113,
+        2,
+        100,
+        b'\t' as i8,
+        b'\n' as i8,
+        112,
+        100,
+        b'\r' as i8,
+        100,
+        100,
+    );
+    let op_table = _mm256_setr_epi8(
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, b':' as i8, b'{' as i8, b',' as i8, b'}' as i8, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, b':' as i8, b'{' as i8, b',' as i8, b'}' as i8, 0, 0,
+    );
+    let mut c = crate::parse::blocks::Classes::default();
+    for k in 0..2 {
+        // SAFETY: `32 * k + 32 <= 64 == block.len()`, so the unaligned 32-byte
+        // load stays inside `block`.
+        let v = unsafe { _mm256_loadu_si256(block.as_ptr().add(32 * k) as *const __m256i) };
+        let bits = |x| u64::from(_mm256_movemask_epi8(x) as u32) << (32 * k);
+        c.ws |= bits(_mm256_cmpeq_epi8(v, _mm256_shuffle_epi8(ws_table, v)));
+        let curly = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+        c.op |= bits(_mm256_cmpeq_epi8(curly, _mm256_shuffle_epi8(op_table, v)));
+        c.quote |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8)));
+        c.backslash |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
+        c.ctrl |= bits(_mm256_cmpeq_epi8(
+            _mm256_min_epu8(v, _mm256_set1_epi8(0x1f)),
+            v,
+        ));
+        c.high |= bits(v);
+    }
+    c.op &= !c.ctrl;
+    c
+}
+
+/// The digit mask of `bytes[from..from + 32]` (bit i: byte `from + i` is an
+/// ASCII digit), for the structural walk's numbers.
+///
+/// # Safety
+/// - `from + 32 <= bytes.len()`;
+/// - the CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn digits32(bytes: &[u8], from: usize) -> u32 {
+    debug_assert!(from + 32 <= bytes.len());
+    // SAFETY: `from + 32 <= bytes.len()` (the caller's guarantee), so the
+    // unaligned 32-byte load stays inside `bytes`.
+    let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(from) as *const __m256i) };
+    // Digits are the bytes 0x30..=0x39: as signed bytes, above 0x2f and below 0x3a.
+    let above = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(0x2f));
+    let below = _mm256_cmpgt_epi8(_mm256_set1_epi8(0x3a), v);
+    _mm256_movemask_epi8(_mm256_and_si256(above, below)) as u32
 }

@@ -89,3 +89,43 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8], from: usize) -> usize {
         .and_then(|rest| rest.iter().position(|&c| c == b'"' || c == b'\\'))
         .map_or(bytes.len(), |i| from + i)
 }
+
+/// The byte classes of a 64-byte block for the structural walk
+/// ([`crate::parse::blocks`]), a byte at a time: the scalar build's kernel
+/// and the reference the SIMD ones are tested against.
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline]
+pub(crate) fn classes64(block: &[u8; 64]) -> crate::parse::blocks::Classes {
+    let mut c = crate::parse::blocks::Classes::default();
+    for (i, &x) in block.iter().enumerate() {
+        let bit = 1u64 << i;
+        match x {
+            b' ' | b'\t' | b'\n' | b'\r' => c.ws |= bit,
+            b',' | b':' | b'[' | b']' | b'{' | b'}' => c.op |= bit,
+            b'"' => c.quote |= bit,
+            b'\\' => c.backslash |= bit,
+            _ => {}
+        }
+        if x < 0x20 {
+            c.ctrl |= bit;
+        }
+        if x >= 0x80 {
+            c.high |= bit;
+        }
+    }
+    c
+}
+
+/// The digit mask of `bytes[from..from + 32]` (bit i: byte `from + i` is an
+/// ASCII digit), a byte at a time: the reference of the SIMD kernels.
+///
+/// # Panics
+/// If `from + 32 > bytes.len()`.
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline]
+pub(crate) fn digits32(bytes: &[u8], from: usize) -> u32 {
+    bytes[from..from + 32]
+        .iter()
+        .enumerate()
+        .fold(0, |m, (i, c)| m | u32::from(c.is_ascii_digit()) << i)
+}

@@ -1,0 +1,532 @@
+//! Stage two of the structural walk: the grammar of nested values checked
+//! token start by token start ([`super::blocks::Blocks`]), for the bulk of
+//! large documents (token-dense JSON: many short keys and strings, numbers,
+//! literals, indentation).
+//!
+//! The walk reads only the bytes where tokens start: a structural character is
+//! matched against what the grammar allows there; a string needs nothing more
+//! (its body was checked on the masks); a number or a literal is read whole
+//! ([`number_end`], four or five bytes compared) and must be followed by
+//! whitespace or a structural character. Whitespace is never read.
+//!
+//! It returns no errors: at anything it does not accept, it gives up, and the
+//! scanner's general loop validates the value from where the walk started,
+//! with its exact verdicts. Whatever the walk accepts, the general loop
+//! accepts too, ending at the same place (differential tests).
+
+use super::blocks::{Blocks, DELIMITER, Kernel};
+use super::ops::tick;
+use super::scan::{self, Resume};
+use crate::long::LongValues;
+
+/// The most levels below which the walk restores the level bits it changed
+/// when it gives up (four words); deeper starts are left to the general loop.
+const SAVED_WORDS: usize = 4;
+
+/// What the walk needs of the scanner.
+pub(crate) struct Walk<'s> {
+    /// One bit per level (1 = array), at least `max_depth + 1` bits.
+    pub stack: &'s mut [u64],
+    pub max_depth: usize,
+    pub long: &'s mut LongValues,
+}
+
+/// Validates from `at` (as the general loop would resume there) to the end of
+/// the level-`base` container: its end, or `None` to leave it all to the
+/// general loop (the level bits it needs and the long values noted are as
+/// they were).
+#[inline(always)]
+pub(crate) fn walk<K: Kernel, const NOTE: bool>(
+    b: &[u8],
+    at: Resume,
+    base: usize,
+    w: &mut Walk<'_>,
+    kernel: K,
+) -> Option<usize> {
+    let (p, depth) = match at {
+        Resume::Done(end) => return Some(end),
+        Resume::Open { p, depth } => (p, depth),
+        Resume::After { p, depth, .. } => (p, depth),
+    };
+    // The words holding the levels up to `depth`, which the general loop reads
+    // back if the walk gives up.
+    let words = depth / 64 + 1;
+    if words > SAVED_WORDS || words > w.stack.len() {
+        return None;
+    }
+    let mut saved = [0u64; SAVED_WORDS];
+    saved[..words].copy_from_slice(&w.stack[..words]);
+    // The long values noted so far: the general loop notes the walk's again.
+    let long = if NOTE { Some(w.long.clone()) } else { None };
+    let mut blocks = Blocks::new(b, p, kernel);
+    let end = walk_blocks::<K, NOTE>(b, at, base, w, &mut blocks);
+    if end.is_some() && blocks.utf8_valid() {
+        return end;
+    }
+    w.stack[..words].copy_from_slice(&saved[..words]);
+    if let Some(long) = long {
+        *w.long = long;
+    }
+    None
+}
+
+#[inline(always)]
+fn set_level(stack: &mut [u64], depth: usize, is_array: bool) {
+    let (i, bit) = (depth / 64, 1u64 << (depth % 64));
+    if is_array {
+        stack[i] |= bit;
+    } else {
+        stack[i] &= !bit;
+    }
+}
+
+#[inline(always)]
+fn level_is_array(stack: &[u64], depth: usize) -> bool {
+    stack[depth / 64] >> (depth % 64) & 1 == 1
+}
+
+/// What a value's first byte began.
+enum Value {
+    /// A string, number or literal, whole.
+    Scalar,
+    /// An array or object: its level opens next.
+    Open,
+}
+
+#[inline(always)]
+fn walk_blocks<K: Kernel, const NOTE: bool>(
+    b: &[u8],
+    at: Resume,
+    base: usize,
+    w: &mut Walk<'_>,
+    s: &mut Blocks<'_, K>,
+) -> Option<usize> {
+    let max_depth = w.max_depth;
+    let (mut c, mut depth, mut in_array, mut open) = match at {
+        Resume::Done(end) => return Some(end),
+        Resume::Open { p, depth } => {
+            // The bracket at `p` is the first token start.
+            let (n, c) = s.next()?;
+            if n != p {
+                return None;
+            }
+            (c, depth, false, true)
+        }
+        Resume::After {
+            depth, in_array, ..
+        } => (0, depth, in_array, false),
+    };
+    // The last string value (its opening quote; 0 for none: a value never
+    // starts a message), whose end the string loop may have found
+    // ([`Blocks::finished`]): noted then, as it is long.
+    let mut string_at = 0;
+    'open: loop {
+        if open {
+            // At the array or object opening with `c`, of level `depth`.
+            tick(1);
+            if depth > max_depth {
+                return None;
+            }
+            in_array = c == b'[';
+            set_level(w.stack, depth, in_array);
+            let (n, first) = s.next()?;
+            if first == close_of(in_array) {
+                depth -= 1;
+                if depth < base {
+                    return Some(n + 1);
+                }
+                in_array = level_is_array(w.stack, depth);
+            } else {
+                let (v, vc) = if in_array { (n, first) } else { key(s, first)? };
+                match value::<K, NOTE>(b, s, v, vc, w.long, &mut string_at)? {
+                    Value::Scalar => {}
+                    Value::Open => {
+                        c = vc;
+                        depth += 1;
+                        continue 'open;
+                    }
+                }
+            }
+        }
+        open = true;
+        // Right after a value of the container at `depth`.
+        loop {
+            let (n, next) = s.next()?;
+            if NOTE && s.finished().0 == string_at {
+                w.long.note(string_at, s.finished().1);
+                string_at = 0;
+            }
+            if next == b',' {
+                let (v, vc) = s.next()?;
+                let (v, vc) = if in_array { (v, vc) } else { key(s, vc)? };
+                match value::<K, NOTE>(b, s, v, vc, w.long, &mut string_at)? {
+                    Value::Scalar => {}
+                    Value::Open => {
+                        c = vc;
+                        depth += 1;
+                        continue 'open;
+                    }
+                }
+            } else if next == close_of(in_array) {
+                depth -= 1;
+                if depth < base {
+                    return Some(n + 1);
+                }
+                in_array = level_is_array(w.stack, depth);
+            } else {
+                return None;
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn close_of(in_array: bool) -> u8 {
+    if in_array { b']' } else { b'}' }
+}
+
+/// A member's key, at a token start whose byte is `k`, and the `:` after it:
+/// where its value starts, and that byte.
+#[inline(always)]
+fn key<K: Kernel>(s: &mut Blocks<'_, K>, k: u8) -> Option<(usize, u8)> {
+    if k != b'"' {
+        return None;
+    }
+    let (_, colon) = s.next()?;
+    if colon != b':' {
+        return None;
+    }
+    s.next()
+}
+
+/// The value starting at the token start `v`, whose byte is `c`.
+#[inline(always)]
+fn value<K: Kernel, const NOTE: bool>(
+    b: &[u8],
+    s: &Blocks<'_, K>,
+    v: usize,
+    c: u8,
+    long: &mut LongValues,
+    string_at: &mut usize,
+) -> Option<Value> {
+    let end = match c {
+        b'"' => {
+            if NOTE {
+                *string_at = v;
+            }
+            return Some(Value::Scalar);
+        }
+        b'[' | b'{' => return Some(Value::Open),
+        b'0'..=b'9' | b'-' => match s.kernel().digits32(b, v) {
+            Some(digits) => match number_in(b, v, digits) {
+                Some(end) => end,
+                None => number_long::<NOTE>(b, v, long)?,
+            },
+            None => number_long::<NOTE>(b, v, long)?,
+        },
+        b't' => literal(b, v, b"true")?,
+        b'f' => literal(b, v, b"false")?,
+        b'n' => literal(b, v, b"null")?,
+        _ => return None,
+    };
+    match b.get(end) {
+        Some(&c) if !DELIMITER[c as usize] => None,
+        _ => Some(Value::Scalar),
+    }
+}
+
+#[inline(always)]
+fn literal(b: &[u8], p: usize, lit: &[u8]) -> Option<usize> {
+    b.get(p..)?.starts_with(lit).then_some(p + lit.len())
+}
+
+/// The end of the number at `v` when it lies in the 32 bytes of `digits`
+/// (their digit mask) with one to spare; `None` otherwise (invalid, or
+/// longer: [`number_long`] decides).
+#[inline(always)]
+fn number_in(b: &[u8], v: usize, digits: u32) -> Option<usize> {
+    let window = b.get(v..)?.first_chunk::<32>()?;
+    let digits = u64::from(digits);
+    // The digits from `i` on.
+    let run = |i: usize| (!(digits >> i)).trailing_zeros() as usize;
+    let mut i = usize::from(window[0] == b'-');
+    match run(i) {
+        0 => return None,
+        // A leading zero stands alone ("01" fails on what follows).
+        n => i += if window[i] == b'0' { 1 } else { n },
+    }
+    // Each part must end inside the window with room for what may follow it
+    // (`.`, `e` and a sign, the delimiter), or [`number_long`] reads it.
+    if i >= 30 {
+        return None;
+    }
+    if window[i] == b'.' {
+        let n = run(i + 1);
+        if n == 0 {
+            return None;
+        }
+        i += 1 + n;
+        if i >= 30 {
+            return None;
+        }
+    }
+    if window[i] | 0x20 == b'e' {
+        i += 1;
+        if window[i] == b'+' || window[i] == b'-' {
+            i += 1;
+        }
+        let n = run(i);
+        if n == 0 {
+            return None;
+        }
+        i += n;
+        if i >= 31 {
+            return None;
+        }
+    }
+    Some(v + i)
+}
+
+/// [`number_end`] for the numbers [`number_in`] cannot take, noted if long.
+#[cold]
+#[inline(never)]
+fn number_long<const NOTE: bool>(b: &[u8], v: usize, long: &mut LongValues) -> Option<usize> {
+    let end = number_end(b, v)?;
+    if NOTE {
+        long.note(v, end);
+    }
+    Some(end)
+}
+
+/// The end of the run of ASCII digits from `p` (`p` if none), eight bytes a
+/// step.
+fn digit_run(b: &[u8], mut p: usize) -> usize {
+    loop {
+        match b.get(p..).and_then(<[u8]>::first_chunk::<8>) {
+            Some(chunk) => match scan::digits_end8_of(*chunk, p) {
+                Some(end) => return end,
+                None => p += 8,
+            },
+            None => {
+                while let Some(b'0'..=b'9') = b.get(p) {
+                    p += 1;
+                }
+                return p;
+            }
+        }
+    }
+}
+
+/// The end of the number at `start` (`-` or a digit), by RFC 8259's grammar;
+/// `None` if it breaks it. What follows is the caller's to check.
+pub(crate) fn number_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut p = start;
+    if b.get(p) == Some(&b'-') {
+        p += 1;
+    }
+    match b.get(p) {
+        Some(b'0') => p += 1,
+        Some(b'1'..=b'9') => p = digit_run(b, p + 1),
+        _ => return None,
+    }
+    if b.get(p) == Some(&b'.') {
+        let end = digit_run(b, p + 1);
+        if end == p + 1 {
+            return None;
+        }
+        p = end;
+    }
+    if let Some(b'e' | b'E') = b.get(p) {
+        p += 1;
+        if let Some(b'+' | b'-') = b.get(p) {
+            p += 1;
+        }
+        let end = digit_run(b, p);
+        if end == p {
+            return None;
+        }
+        p = end;
+    }
+    Some(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::blocks::Portable;
+    use crate::parse::scan::general_value_end;
+    use crate::parse::test_json::value;
+
+    fn run<K: Kernel>(doc: &[u8], max_depth: usize, kernel: K) -> Option<usize> {
+        let mut stack = vec![0u64; max_depth / 64 + 1];
+        let mut long = LongValues::default();
+        let mut w = Walk {
+            stack: &mut stack,
+            max_depth,
+            long: &mut long,
+        };
+        walk::<K, false>(doc, Resume::Open { p: 0, depth: 1 }, 1, &mut w, kernel)
+    }
+
+    /// The walk's end on `doc` with each kernel this CPU runs.
+    fn walks(doc: &[u8], max_depth: usize) -> Vec<(&'static str, Option<usize>)> {
+        #[allow(unused_mut)]
+        let mut out = vec![("portable", run(doc, max_depth, Portable))];
+        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+        if crate::simd::has_avx2() {
+            // SAFETY: AVX2 and PCLMULQDQ, just detected.
+            out.push((
+                "avx2",
+                run(doc, max_depth, unsafe { super::super::blocks::Avx2::new() }),
+            ));
+        }
+        out
+    }
+
+    /// Whatever a walk accepts, the general loop accepts, ending at the same
+    /// place; on a valid document that ends with its value, the vector walk
+    /// accepts (the portable one too, on ASCII).
+    fn check(doc: &[u8], max_depth: usize) {
+        // Both loops start at a bracket.
+        if !matches!(doc.first(), Some(b'[' | b'{')) {
+            return;
+        }
+        let general = general_value_end(doc, max_depth);
+        for (kernel, got) in walks(doc, max_depth) {
+            if got.is_some() {
+                assert_eq!(got, general, "{kernel}: {}", String::from_utf8_lossy(doc));
+            }
+            if general == Some(doc.len()) && (kernel == "avx2" || doc.is_ascii()) {
+                assert_eq!(
+                    got,
+                    general,
+                    "{kernel} refused: {}",
+                    String::from_utf8_lossy(doc)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn simple_documents() {
+        for doc in [
+            &br#"{"a":1}"#[..],
+            br#"[1,2,3]"#,
+            br#"[]"#,
+            br#"{}"#,
+            br#"{"a":[1,2,{"b":null}],"c":"x"}"#,
+            br#"{ "a" : [ 1 , 2 , { "b" : null } ] , "c" : "x\"y" }"#,
+            br#"[-0.5e+3,0,1E9,-0,true,false,null,"\u00e9\/"]"#,
+        ] {
+            assert_eq!(general_value_end(doc, 128), Some(doc.len()));
+            check(doc, 128);
+        }
+        for bad in [
+            &br#"{"a" 1}"#[..],
+            br#"[1,]"#,
+            br#"[01]"#,
+            br#"[1.]"#,
+            br#"[-]"#,
+            br#"[1e]"#,
+            br#"[tru]"#,
+            br#"[truex]"#,
+            br#"["a"x]"#,
+            br#"["a""b"]"#,
+            br#"["a\x"]"#,
+            br#"["\u12g4"]"#,
+            b"[\"a\x01\"]",
+            br#"{"a":1,}"#,
+            br#"{1:2}"#,
+            br#"[1 2]"#,
+            br#"[1}"#,
+            b"[\"\xc3\"]",
+            b"[\xef]",
+            br#"["abc"#,
+        ] {
+            assert_eq!(general_value_end(bad, 128), None);
+            for (kernel, got) in walks(bad, 128) {
+                assert_eq!(got, None, "{kernel}: {}", String::from_utf8_lossy(bad));
+            }
+        }
+    }
+
+    /// Generated documents (nested values of every kind, long strings of text,
+    /// ASCII and escapes, long numbers; compact and with whitespace), every
+    /// truncation, and a byte of a set of troublemakers written over every
+    /// position: [`check`].
+    #[test]
+    fn walk_matches_the_general_loop() {
+        let mut next = crate::test_rng::lcg(0x3a1c_u64);
+        let (rounds, every) = if cfg!(miri) { (2, 37) } else { (120, 1) };
+        let bad = [
+            b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'-', b'.', b'e', b'x', b't',
+            b'E', b'+', b'5', b' ', b'\n', b'u', 0x01, 0x0c, 0x1a, 0x1f, 0x7f, 0x80, 0xc3, 0xe2,
+            0xff,
+        ];
+        for round in 0..rounds {
+            let ws = round % 3 == 2;
+            let mut v = vec![b'['];
+            while v.len() < 300 {
+                if v.len() > 1 {
+                    v.push(b',');
+                }
+                value(&mut next, 1, ws, &mut v);
+            }
+            v.push(b']');
+            assert_eq!(general_value_end(&v, 128), Some(v.len()));
+            for depth in [2, 3, 128] {
+                let general = general_value_end(&v, depth);
+                for (kernel, got) in walks(&v, depth) {
+                    if got.is_some() {
+                        assert_eq!(got, general, "{kernel} at depth {depth}");
+                    }
+                }
+            }
+            check(&v, 128);
+            for cut in (0..v.len()).step_by(every) {
+                check(&v[..cut], 128);
+            }
+            for i in (round % every..v.len()).step_by(every) {
+                let mut w = v.clone();
+                w[i] = bad[next() % bad.len()];
+                check(&w, 128);
+            }
+        }
+    }
+
+    /// The vector kernel's classes and digit masks equal the portable ones
+    /// on blocks of every byte value at every position.
+    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+    #[test]
+    fn avx2_masks_match_portable() {
+        if !crate::simd::has_avx2() {
+            return;
+        }
+        let mut next = crate::test_rng::lcg(0x51d_u64);
+        let mut blocks: Vec<[u8; 64]> = (0..=255u8).map(|x| [x; 64]).collect();
+        for _ in 0..4000 {
+            let mut block = [0u8; 64];
+            for x in &mut block {
+                *x = match next() % 4 {
+                    0 => next() as u8,
+                    _ => b" \t\n\r,:[]{}\"\\0123456789-.eE+truefalsn\x0c\x1a\x80\xc3"[next() % 38],
+                };
+            }
+            blocks.push(block);
+        }
+        for block in blocks {
+            // SAFETY: AVX2, just detected.
+            let got = unsafe { crate::simd::avx2::classes64(&block) };
+            assert_eq!(got, crate::simd::scalar::classes64(&block), "{block:?}");
+            for at in [0, 7, 32] {
+                // SAFETY: AVX2, just detected; `at + 32 <= 64`.
+                let got = unsafe { crate::simd::avx2::digits32(&block, at) };
+                assert_eq!(
+                    got,
+                    crate::simd::scalar::digits32(&block, at),
+                    "{block:?} at {at}"
+                );
+            }
+        }
+    }
+}
