@@ -32,6 +32,7 @@
 //! WORKLOADS="rpc_eth_getBalance rpc_subtract lookup_1000" benches/callgrind.sh
 //! cargo run --release -p switchboard-benches --bin count -- check     # the corpus, every stack
 //! cargo run --release -p switchboard-benches --bin count -- race corpus parse:corpus
+//! cargo run --release -p switchboard-benches --bin count -- race parse:realworld
 //! bash benches/report.sh       # everything, into benches/results/REPORT.md
 //! bash benches/guard.sh        # switchboard's instruction counts vs the baseline
 //! benches/load.sh            # issue 7: over HTTP against jsonrpsee's server
@@ -847,14 +848,33 @@ mod tests {
             Expect::Call("tools/call"),
             Expect::ParseError,
             Expect::InvalidRequest,
+            // corpus::SHAPES
+            Expect::Call("tools/call"),
+            Expect::Call("tools/call"),
+            Expect::Call("tools/call"),
         ];
-        assert_eq!(pinned.len(), corpus::ENTRIES.len());
-        for (want, e) in pinned.iter().zip(&corpus::ENTRIES) {
+        assert_eq!(pinned.len(), corpus::entries().count());
+        for (want, e) in pinned.iter().zip(corpus::entries()) {
             let w = corpus_workload(&format!("parse:{}", e.file_name())).unwrap();
             assert_eq!(w.expect, *want, "{}", e.stem);
             for s in PARSE_STACK_NAMES {
                 let r = check_stack_by_name(s, &w).unwrap();
                 assert!(r.is_ok(), "{s} on {}: {}", w.name, r.unwrap_err());
+            }
+        }
+    }
+
+    /// The real-world documents (read from `../shared/data/realworld`: a missing
+    /// folder fails, never skips): switchboard sees one `ingest` request, and every
+    /// parser stack agrees.
+    #[test]
+    fn every_parser_stack_classifies_the_realworld_documents_like_switchboard() {
+        for name in corpus::expand_group("parse:realworld").unwrap() {
+            let w = corpus_workload(&name).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(w.expect, Expect::Call("ingest"), "{name}");
+            for s in PARSE_STACK_NAMES {
+                let r = check_stack_by_name(s, &w).unwrap();
+                assert!(r.is_ok(), "{s} on {name}: {}", r.unwrap_err());
             }
         }
     }

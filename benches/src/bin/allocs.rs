@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! allocs [--tsv] [N] [workload...]   # default N = 1000, every rpc_* workload;
-//!                                    # `corpus` and `parse:corpus` name every corpus file
+//!                                    # `corpus` and `parse:corpus` name every corpus file,
+//!                                    # `realworld`, `parse:realworld` the real-world documents
 //! ```
 //!
 //! Columns: `allocs/msg` counts `alloc` and `alloc_zeroed` calls, `reallocs/msg`
@@ -158,14 +159,8 @@ fn main() -> ExitCode {
             tsv = true;
         } else if let (true, Ok(v)) = (names.is_empty(), a.parse::<u64>()) {
             n = v;
-        } else if a == "corpus" {
-            names.extend(corpus::file_names());
-        } else if a == "parse:corpus" {
-            names.extend(
-                corpus::file_names()
-                    .into_iter()
-                    .map(|f| format!("{}{f}", corpus::PARSE_PREFIX)),
-            );
+        } else if let Some(group) = corpus::expand_group(&a) {
+            names.extend(group);
         } else {
             names.push(a);
         }
