@@ -16,6 +16,10 @@
 #   WORKLOADS="corpus parse:corpus" benches/callgrind.sh
 #       # every corpus file (benches/corpus/), request to response and classify only;
 #       # single files as WORKLOADS="eth_getBalance.json parse:params_4k.json"
+#   WORKLOADS="parse:realworld" benches/callgrind.sh
+#       # the real-world documents (twitter, citm_catalog, canada; read from
+#       # ../shared/data/realworld or $SWITCHBOARD_REALWORLD), classify only;
+#       # single ones as WORKLOADS=parse:realworld/canada.json
 #   TSV=out.tsv WORKLOADS=corpus benches/callgrind.sh
 #       # also append "family workload bytes stack instr note" rows to out.tsv
 #   benches/callgrind.sh profile switchboard eth_getBalance
@@ -62,7 +66,8 @@ counts() {
         elif (( b < 8000 )); then echo "20 420"
         elif (( b < 32000 )); then echo "10 60"
         elif (( b < 200000 )); then echo "4 24"
-        else echo "2 7"
+        elif (( b < 1000000 )); then echo "2 7"
+        else echo "1 3"
         fi
         return
     fi
@@ -128,13 +133,23 @@ stacks_classify="switchboard serde_json serde_json_raw sonic_rs simd_json_tape s
 stacks_rpc="switchboard serde_json sonic_rs jsonrpsee_callback jsonrpsee jsonrpc_core"
 stacks_lookup="switchboard std_hashmap ahash_hashmap phf match"
 workloads="${WORKLOADS:-eth_getBalance subtract_positional subtract_named batch10_eth_getBalance params_4k text_64k base64_64k rpc_eth_getBalance rpc_subtract rpc_batch10_subtract rpc_batch10_eth_getBalance lookup_10 lookup_100 lookup_1000 lookup_10000}"
-# `corpus` and `parse:corpus` stand for every corpus file, in the corpus's order.
-corpus_files="$("$bin" list | awk '$1 == "workload" && $2 ~ /^[^:]*\.json$/ { print $2 }')"
+# `corpus` and `parse:corpus` stand for every corpus file, in the corpus's order;
+# `realworld` and `parse:realworld` for the real-world documents (`count list` names
+# them where they can be read).
+corpus_files="$("$bin" list | awk '$1 == "workload" && $2 ~ /^[^:/]*\.json$/ { print $2 }')"
+realworld_files="$("$bin" list | awk '$1 == "workload" && $2 ~ /^realworld\/[^:]*\.json$/ { print $2 }')"
 expanded=""
 for w in $workloads; do
     case "$w" in
         corpus) expanded+=" $corpus_files" ;;
         parse:corpus) for f in $corpus_files; do expanded+=" parse:$f"; done ;;
+        realworld|parse:realworld)
+            if [[ -z "$realworld_files" ]]; then
+                echo "callgrind.sh: no real-world documents (../shared/data/realworld or \$SWITCHBOARD_REALWORLD)" >&2
+                exit 1
+            fi
+            for f in $realworld_files; do expanded+=" ${w%realworld}$f"; done
+            ;;
         *) expanded+=" $w" ;;
     esac
 done
