@@ -199,6 +199,16 @@ pub fn ingest_request(doc: &[u8]) -> Vec<u8> {
 /// The workload-name prefix that selects classification only.
 pub const PARSE_PREFIX: &str = "parse:";
 
+/// The workload-name prefix that selects validation only (the same message, every
+/// parser stack asked only "is this one valid JSON text": serde_json's
+/// `from_slice::<IgnoredAny>`, switchboard's `Parser::validate`, ...).
+pub const VALIDATE_PREFIX: &str = "validate:";
+
+/// Whether `name` is a parser-family corpus name (`parse:` or `validate:`).
+pub fn is_classify_name(name: &str) -> bool {
+    name.starts_with(PARSE_PREFIX) || name.starts_with(VALIDATE_PREFIX)
+}
+
 /// The corpus folder: `$SWITCHBOARD_CORPUS`, else `benches/corpus` of this checkout.
 pub fn dir() -> PathBuf {
     std::env::var_os("SWITCHBOARD_CORPUS")
@@ -209,6 +219,7 @@ pub fn dir() -> PathBuf {
 /// Whether `name` names a corpus workload (`*.json`, with or without `parse:`).
 pub fn is_corpus_name(name: &str) -> bool {
     name.strip_prefix(PARSE_PREFIX)
+        .or_else(|| name.strip_prefix(VALIDATE_PREFIX))
         .unwrap_or(name)
         .ends_with(".json")
 }
@@ -220,12 +231,13 @@ pub fn file_names() -> Vec<String> {
 
 /// What a group name stands for: `corpus` every committed file ([`file_names`]),
 /// `realworld` the real-world documents ([`realworld_names`]), each with `parse:`
-/// for their classify workloads; `None` for a name that is not a group.
+/// for their classify workloads and `validate:` for validation only; `None` for a
+/// name that is not a group.
 pub fn expand_group(name: &str) -> Option<Vec<String>> {
-    let (prefix, group) = match name.strip_prefix(PARSE_PREFIX) {
-        Some(g) => (PARSE_PREFIX, g),
-        None => ("", name),
-    };
+    let (prefix, group) = [PARSE_PREFIX, VALIDATE_PREFIX]
+        .into_iter()
+        .find_map(|p| name.strip_prefix(p).map(|g| (p, g)))
+        .unwrap_or(("", name));
     let names = match group {
         "corpus" => file_names(),
         "realworld" => realworld_names(),
@@ -398,6 +410,13 @@ mod tests {
             "parse:subtract_positional.json"
         );
         assert!(expand_group("eth_getBalance.json").is_none());
+        assert_eq!(
+            expand_group("validate:realworld").unwrap()[0],
+            "validate:realworld/twitter.json"
+        );
+        assert!(is_corpus_name("validate:realworld/twitter.json"));
+        assert!(is_classify_name("validate:a.json") && is_classify_name("parse:a.json"));
+        assert!(!is_classify_name("a.json"));
         assert_eq!(
             realworld_names(),
             [

@@ -180,11 +180,24 @@ pub fn workloads() -> Vec<Workload> {
 }
 
 /// A classification workload on a corpus file (`parse:eth_getBalance.json`): its
-/// bytes and switchboard's outcome as the expected one; `Err` says why not.
+/// bytes and switchboard's outcome as the expected one; `validate:FILE.json` is the
+/// same bytes validated only ([`Expect::Valid`], when switchboard finds them valid
+/// JSON). `Err` says why not.
 pub fn corpus_workload(name: &str) -> Result<Workload, String> {
+    if let Some(file) = name.strip_prefix(corpus::VALIDATE_PREFIX) {
+        let bytes = corpus::load(file)?;
+        if Parser::new().validate(&bytes).is_err() {
+            return Err(format!("{name}: switchboard sees invalid JSON"));
+        }
+        return Ok(Workload {
+            name: Box::leak(name.into()),
+            bytes,
+            expect: Expect::Valid,
+        });
+    }
     let file = name
         .strip_prefix(corpus::PARSE_PREFIX)
-        .ok_or_else(|| format!("{name}: not parse:FILE.json"))?;
+        .ok_or_else(|| format!("{name}: not parse:FILE.json or validate:FILE.json"))?;
     let bytes = corpus::load(file)?;
     let expect = Expect::of(&bytes).map_err(|e| format!("{name}: switchboard sees {e}"))?;
     Ok(Workload {
@@ -199,7 +212,7 @@ pub fn corpus_workload(name: &str) -> Result<Workload, String> {
 /// `tools/call` request with about `n` bytes of string-heavy params (the scaling
 /// curves).
 pub fn workload(name: &str) -> Option<Workload> {
-    if name.starts_with(corpus::PARSE_PREFIX) {
+    if corpus::is_classify_name(name) {
         return corpus_workload(name).ok();
     }
     if let Some(n) = name.strip_prefix("parse_params_") {
@@ -877,6 +890,20 @@ mod tests {
                 assert!(r.is_ok(), "{s} on {name}: {}", r.unwrap_err());
             }
         }
+        for name in corpus::expand_group("validate:realworld").unwrap() {
+            let w = corpus_workload(&name).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(w.expect, Expect::Valid, "{name}");
+            for s in [
+                "switchboard",
+                "serde_json",
+                "serde_json_raw",
+                "sonic_rs",
+                "simd_json_tape",
+            ] {
+                let r = check_stack_by_name(s, &w).unwrap();
+                assert!(r.is_ok(), "{s} on {name}: {}", r.unwrap_err());
+            }
+        }
     }
 
     #[test]
@@ -890,6 +917,11 @@ mod tests {
         assert!(e.contains("ParseError"), "{e}");
         assert!(corpus_workload("eth_getBalance.json").is_err());
         assert!(corpus_workload("parse:no_such_file.json").is_err());
+        assert!(corpus_workload("validate:parse_error.json").is_err());
+        assert_eq!(
+            corpus_workload("validate:tokens_4k.json").unwrap().expect,
+            Expect::Valid
+        );
     }
 
     #[test]

@@ -118,7 +118,7 @@ fn measure_parse<S: Stack + Default>(w: &Workload, n: u64) -> Result<[f64; 4], S
 type Rows = Vec<(&'static str, Result<[f64; 4], String>)>;
 
 fn rows_of(name: &str, n: u64) -> Result<(usize, Rows), String> {
-    if name.starts_with(corpus::PARSE_PREFIX) {
+    if corpus::is_classify_name(name) {
         let w = corpus_workload(name)?;
 
         let rows = vec![
@@ -177,7 +177,7 @@ fn main() -> ExitCode {
         );
     }
     for name in &names {
-        let family = if name.starts_with(corpus::PARSE_PREFIX) {
+        let family = if corpus::is_classify_name(name) {
             "parse"
         } else {
             "rpc"

@@ -136,8 +136,9 @@ impl Family {
     }
 }
 
+/// A corpus name of the parser family (`parse:` or `validate:`).
 fn is_parse(name: &str) -> bool {
-    name.starts_with(corpus::PARSE_PREFIX)
+    corpus::is_classify_name(name)
 }
 
 /// Times blocks of `k` messages for one stack, keeping its warm state between blocks.
@@ -668,12 +669,14 @@ fn list() {
         let len = corpus::load(&f).map_or(0, |b| b.len());
         println!("workload {f} {len} bytes");
         println!("workload {}{f} {len} bytes", corpus::PARSE_PREFIX);
+        println!("workload {}{f} {len} bytes", corpus::VALIDATE_PREFIX);
     }
     // The real-world documents, where they can be read (`realworld` in a name list).
     for f in corpus::realworld_names() {
         if let Ok(b) = corpus::load(&f) {
             println!("workload {f} {} bytes", b.len());
             println!("workload {}{f} {} bytes", corpus::PARSE_PREFIX, b.len());
+            println!("workload {}{f} {} bytes", corpus::VALIDATE_PREFIX, b.len());
         }
     }
     for name in SCALING {
