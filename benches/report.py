@@ -463,6 +463,8 @@ def main():
             f"its start; the same build steps, answer checks and tools): {rows_list}. Every other "
             "row is from the run above; the wall-clock figures of rows from two runs compare less "
             "well than those within one row.\n")
+    if meta.get("rows_earlier"):
+        md.append(f"Rows of earlier `ROWS=` runs, not measured again since: {meta['rows_earlier']}.\n")
     if meta.get("backend") == "avx512":
         md.append(
             "Backends differ between the two measures: valgrind hides AVX-512 from the programs it "

@@ -104,6 +104,15 @@ PY
     done
     {
         grep -v '^rows_' "$raw/meta.env"
+        # An earlier ROWS run's rows that this one did not measure again stay listed,
+        # with their own date.
+        prev_names="$(sed -n 's/^rows_names=//p' "$raw/meta.env")"
+        if [[ -n "$prev_names" ]]; then
+            kept="$(tr ' ' '\n' <<<"$prev_names" | grep -vxF -f "$new/names" | tr '\n' ' ' | sed 's/ $//' || true)"
+            earlier="$(sed -n 's/^rows_earlier=//p' "$raw/meta.env")"
+            [[ -z "$kept" ]] || earlier="${earlier:+$earlier; }$(sed -n 's/^rows_date=//p' "$raw/meta.env"): $kept"
+            [[ -z "$earlier" ]] || echo "rows_earlier=$earlier"
+        fi
         echo "rows_date=$(date -u '+%Y-%m-%d %H:%M UTC')"
         echo "rows_names=$(tr '\n' ' ' <"$new/names" | sed 's/ $//')"
         echo "rows_command=ROWS=\"$ROWS\"${ROUNDS:+ ROUNDS=$ROUNDS} bash benches/report.sh"
