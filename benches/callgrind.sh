@@ -16,6 +16,11 @@
 #   WORKLOADS="corpus parse:corpus" benches/callgrind.sh
 #       # every corpus file (benches/corpus/), request to response and classify only;
 #       # single files as WORKLOADS="eth_getBalance.json parse:params_4k.json"
+#   WORKLOADS="parse:realworld" benches/callgrind.sh
+#       # the real-world documents (twitter, citm_catalog, canada; read from
+#       # ../shared/data/realworld or $SWITCHBOARD_REALWORLD), classify only;
+#       # single ones as WORKLOADS=parse:realworld/canada.json; validate:FILE (and
+#       # validate:corpus, validate:realworld): the same messages, validation only
 #   TSV=out.tsv WORKLOADS=corpus benches/callgrind.sh
 #       # also append "family workload bytes stack instr note" rows to out.tsv
 #   benches/callgrind.sh profile switchboard eth_getBalance
@@ -40,7 +45,7 @@ trap 'rm -rf "$out"' EXIT
 # Total instructions (Ir) of one run: `count STACK WORKLOAD N`; "n/a: reason" when the
 # stack's answer differs from switchboard's.
 ir() {
-    local file="$out/$1.$2.$3.out" rc=0
+    local file="$out/$1.${2//\//_}.$3.out" rc=0
     valgrind --tool=callgrind --callgrind-out-file="$file" "$bin" "$1" "$2" "$3" \
         >/dev/null 2>"$file.log" || rc=$?
     if [[ $rc -eq 3 ]]; then
@@ -62,7 +67,8 @@ counts() {
         elif (( b < 8000 )); then echo "20 420"
         elif (( b < 32000 )); then echo "10 60"
         elif (( b < 200000 )); then echo "4 24"
-        else echo "2 7"
+        elif (( b < 1000000 )); then echo "2 7"
+        else echo "1 3"
         fi
         return
     fi
@@ -80,7 +86,7 @@ counts() {
 # Instructions of one run (exclusive) per source line ("L file:line<TAB>Ir") and per
 # function, inlined code included ("F name<TAB>Ir").
 lines_of() {
-    local file="$out/lines.$1.$2.$3.out"
+    local file="$out/lines.$1.${2//\//_}.$3.out"
     valgrind --tool=callgrind --dump-instr=no --compress-strings=no --compress-pos=no \
         --callgrind-out-file="$file" "$bin" "$1" "$2" "$3" >/dev/null 2>"$file.log" \
         || { cat "$file.log" >&2; return 1; }
@@ -128,13 +134,23 @@ stacks_classify="switchboard serde_json serde_json_raw sonic_rs simd_json_tape s
 stacks_rpc="switchboard serde_json sonic_rs jsonrpsee_callback jsonrpsee jsonrpc_core"
 stacks_lookup="switchboard std_hashmap ahash_hashmap phf match"
 workloads="${WORKLOADS:-eth_getBalance subtract_positional subtract_named batch10_eth_getBalance params_4k text_64k base64_64k rpc_eth_getBalance rpc_subtract rpc_batch10_subtract rpc_batch10_eth_getBalance lookup_10 lookup_100 lookup_1000 lookup_10000}"
-# `corpus` and `parse:corpus` stand for every corpus file, in the corpus's order.
-corpus_files="$("$bin" list | awk '$1 == "workload" && $2 ~ /^[^:]*\.json$/ { print $2 }')"
+# `corpus` and `parse:corpus` stand for every corpus file, in the corpus's order;
+# `realworld` and `parse:realworld` for the real-world documents (`count list` names
+# them where they can be read).
+corpus_files="$("$bin" list | awk '$1 == "workload" && $2 ~ /^[^:/]*\.json$/ { print $2 }')"
+realworld_files="$("$bin" list | awk '$1 == "workload" && $2 ~ /^realworld\/[^:]*\.json$/ { print $2 }')"
 expanded=""
 for w in $workloads; do
     case "$w" in
         corpus) expanded+=" $corpus_files" ;;
-        parse:corpus) for f in $corpus_files; do expanded+=" parse:$f"; done ;;
+        parse:corpus|validate:corpus) for f in $corpus_files; do expanded+=" ${w%corpus}$f"; done ;;
+        realworld|parse:realworld|validate:realworld)
+            if [[ -z "$realworld_files" ]]; then
+                echo "callgrind.sh: no real-world documents (../shared/data/realworld or \$SWITCHBOARD_REALWORLD)" >&2
+                exit 1
+            fi
+            for f in $realworld_files; do expanded+=" ${w%realworld}$f"; done
+            ;;
         *) expanded+=" $w" ;;
     esac
 done
@@ -146,7 +162,7 @@ echo "backends natively:       $("$bin" backends)"
 header=""
 for w in $workloads; do
     case "$w" in
-        parse:*) family=classify; family_stacks="$stacks_classify"; cols="/serde /simdtape /switchboard" ;;
+        parse:*|validate:*) family=classify; family_stacks="$stacks_classify"; cols="/serde /simdtape /switchboard" ;;
         rpc_*|*.json) family=rpc; family_stacks="$stacks_rpc"; cols="/serde /jsonrpsee_cb /switchboard" ;;
         lookup_*) family=lookup; family_stacks="$stacks_lookup"; cols="/std /ahash /switchboard" ;;
         *) family=classify; family_stacks="$stacks_classify"; cols="/serde /simdtape /switchboard" ;;
@@ -159,7 +175,7 @@ for w in $workloads; do
     if [[ "$header" != "$family" ]]; then
         header="$family"
         read -r c1 c2 c3 <<<"$cols"
-        printf '\n%-28s %7s %-20s %10s %10s %9s %12s %12s\n' workload bytes stack "instr/msg" "instr/B" "$c1" "$c2" "$c3"
+        printf '\n%-34s %7s %-20s %10s %10s %9s %12s %12s\n' workload bytes stack "instr/msg" "instr/B" "$c1" "$c2" "$c3"
     fi
     bytes="$(awk -v w="$w" '$1 == "workload" && $2 == w { print $3 }' <<<"$list")"
     read -r n1 n2 <<<"$(counts "$w" "$bytes")"
@@ -171,7 +187,7 @@ for w in $workloads; do
             classify)
                 # Validation compares serde_json with and without UTF-8 checks (`_raw`);
                 # calls and batches compare simd-json's serde path instead.
-                if [[ "$w" =~ ^(params_4k|text_64k|base64_64k)$ ]]; then
+                if [[ "$w" =~ ^(params_4k|text_64k|base64_64k)$ || "$w" == validate:* ]]; then
                     [[ "$s" == simd_json_serde ]] && continue
                 elif [[ "$w" == parse:* ]]; then
                     # Corpus files: the five stacks that classify whole messages.
@@ -202,7 +218,7 @@ for w in $workloads; do
     }
     for s in "${order[@]}"; do
         if [[ -n "${why[$s]:-}" ]]; then
-            printf '%-28s %7s %-20s %10s %s\n' "$w" "$bytes" "$s" "n/a" "${why[$s]}"
+            printf '%-34s %7s %-20s %10s %s\n' "$w" "$bytes" "$s" "n/a" "${why[$s]}"
             if [[ -n "${TSV:-}" ]]; then
                 printf '%s\t%s\t%s\t%s\tn/a\t%s\n' "$family" "$w" "$bytes" "$s" "${why[$s]}" >>"$TSV"
             fi
@@ -213,7 +229,7 @@ for w in $workloads; do
             lookup) r1="$(ratio "$s" std_hashmap)"; r2="$(ratio "$s" ahash_hashmap)"; r3="$(ratio "$s" switchboard)" ;;
             *) r1="$(ratio "$s" serde_json)"; r2="$(ratio "$s" simd_json_tape)"; r3="$(ratio "$s" switchboard)" ;;
         esac
-        printf '%-28s %7s %-20s %10d %10s %9s %12s %12s\n' "$w" "$bytes" "$s" "${per[$s]}" \
+        printf '%-34s %7s %-20s %10d %10s %9s %12s %12s\n' "$w" "$bytes" "$s" "${per[$s]}" \
             "$(awk -v p="${per[$s]}" -v n="$bytes" 'BEGIN { printf "%.2f", p / n }')" \
             "$r1" "$r2" "$r3"
         if [[ -n "${TSV:-}" ]]; then

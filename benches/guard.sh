@@ -5,11 +5,16 @@
 #
 #   bash benches/guard.sh              # compare; exit 1 if a workload is >5% above baseline
 #   bash benches/guard.sh --update     # measure and rewrite this backend's baseline rows
+#   bash benches/guard.sh --update W.. # measure only workloads W.. and replace (or add)
+#                                      # just their rows, every other row kept as it is
 #   bash benches/guard.sh --self-test  # measure once; the check must fail against the
 #                                      # baseline lowered by 10% and pass against itself
 #
 # Environment: BASELINE (default benches/results/baseline.tsv), THRESHOLD (percent,
-# default 5), JOBS (parallel valgrind runs, default 2), CARGO_TARGET_DIR.
+# default 5), JOBS (parallel valgrind runs, default 2), CARGO_TARGET_DIR,
+# SWITCHBOARD_REALWORLD (the real-world documents, default ../shared/data/realworld
+# beside the checkout). Without those documents their rows are skipped, loudly; under
+# CI=true their absence fails the guard (CI always has them).
 #
 # Counts depend on the SIMD backend and on the compiler, so the baseline records both
 # with every row and only like is compared with like: for another backend or another
@@ -31,17 +36,30 @@ jobs="${JOBS:-2}"
 mode="${1:-check}"
 case "$mode" in
     check|--update|--self-test) ;;
-    *) echo "usage: benches/guard.sh [--update|--self-test]" >&2; exit 2 ;;
+    *) echo "usage: benches/guard.sh [--update [WORKLOAD...]|--self-test]" >&2; exit 2 ;;
 esac
+shift || true
+only="$*"
+if [[ -n "$only" && "$mode" != --update ]]; then
+    echo "usage: benches/guard.sh [--update [WORKLOAD...]|--self-test] (workloads only with --update)" >&2
+    exit 2
+fi
 
 # The guarded workloads: request to response on every corpus file, and classification
-# only (parse:) on the ones that exercise the scanner most.
+# only (parse:) on the ones that exercise the scanner most, the generated shapes
+# (token-dense, number-dense) and the three real-world documents.
 workloads="
 parse:eth_getBalance.json
 parse:batch10_eth_getBalance.json
 parse:params_4k.json
 parse:params_64k.json
 parse:parse_error.json
+parse:tokens_4k.json
+parse:tokens_64k.json
+parse:numbers_64k.json
+parse:realworld/twitter.json
+parse:realworld/citm_catalog.json
+parse:realworld/canada.json
 subtract_positional.json
 subtract_named.json
 notification.json
@@ -54,7 +72,44 @@ params_4k.json
 params_64k.json
 parse_error.json
 invalid_request.json
+tokens_4k.json
+tokens_64k.json
+numbers_64k.json
 "
+if [[ -n "$only" ]]; then
+    for w in $only; do
+        [[ $'\n'"$workloads" == *$'\n'"$w"$'\n'* ]] \
+            || { echo "guard: $w is not a guarded workload" >&2; exit 2; }
+    done
+    workloads="$only"
+fi
+
+# The real-world documents (not committed): beside the checkout, as the JSONTestSuite
+# corpus is. The binary is told the same folder.
+export SWITCHBOARD_REALWORLD="${SWITCHBOARD_REALWORLD:-$root/../shared/data/realworld}"
+missing=""
+for w in $workloads; do
+    case "$w" in
+        *realworld/*)
+            f="${w#parse:}"
+            [[ -f "$SWITCHBOARD_REALWORLD/${f#realworld/}" ]] || missing+=" $w"
+            ;;
+    esac
+done
+if [[ -n "$missing" ]]; then
+    if [[ "${CI:-}" == true || "$mode" == --update ]]; then
+        echo "guard: FAILED, the real-world documents are missing from $SWITCHBOARD_REALWORLD:$missing" >&2
+        echo "guard: (they are shared/data/realworld beside the checkout; or set SWITCHBOARD_REALWORLD)" >&2
+        exit 1
+    fi
+    printf '\n!!! guard: SKIPPED rows, no document in %s for:%s\n' "$SWITCHBOARD_REALWORLD" "$missing"
+    echo "!!! (shared/data/realworld beside the checkout, or SWITCHBOARD_REALWORLD; CI=true fails without them)"
+    kept=""
+    for w in $workloads; do
+        [[ " $missing " == *" $w "* ]] || kept+=" $w"
+    done
+    workloads="$kept"
+fi
 
 start=$(date +%s)
 who=guard; source "$root/benches/need.sh"
@@ -70,15 +125,21 @@ trap 'rm -rf "$out"' EXIT
 backend="$(valgrind --tool=none -q "$bin" backend)"
 rustc_version="$(rustc --version)"
 
-# N1 N2 for a workload, by size: (Ir(N2) - Ir(N1)) / (N2 - N1) is the per-message cost.
+# N1 N2 for a workload, by size: (Ir(N2) - Ir(N1)) / (N2 - N1) is the per-message cost
+# (the counts are exact, so a few messages do for the large ones: callgrind on the
+# 2 MB documents is the guard's longest part).
 counts() {
-    local b
-    b="$(wc -c <"${SWITCHBOARD_CORPUS:-$root/benches/corpus}/${1#parse:}")"
+    local b f="${1#parse:}"
+    case "$f" in
+        realworld/*) b="$(wc -c <"$SWITCHBOARD_REALWORLD/${f#realworld/}")" ;;
+        *) b="$(wc -c <"${SWITCHBOARD_CORPUS:-$root/benches/corpus}/$f")" ;;
+    esac
     if (( b < 1000 )); then echo "100 2100"
     elif (( b < 8000 )); then echo "20 420"
     elif (( b < 32000 )); then echo "10 60"
     elif (( b < 200000 )); then echo "4 24"
-    else echo "2 7"
+    elif (( b < 1000000 )); then echo "2 7"
+    else echo "1 3"
     fi
 }
 
@@ -173,15 +234,30 @@ print_header() {
     printf '%-36s %10s %10s %8s  %s\n' workload baseline now change status
 }
 
-# Writes the baseline: other backends' rows kept, this backend's replaced.
+# Writes the baseline: other backends' rows kept, this backend's replaced (with
+# workloads named, only theirs: this backend's other rows kept in place, the new ones
+# after them).
 update() {
     local tmp="$out/new.tsv"
+    if [[ -n "$only" && -f "$baseline" ]]; then
+        recorded="$(awk -F'\t' -v be="$backend" '!/^#/ && $1 == be { print $2; exit }' "$baseline")"
+        if [[ -n "$recorded" && "$recorded" != "$rustc_version" ]]; then
+            echo "guard: the $backend rows were recorded with $recorded, this is $rustc_version:" >&2
+            echo "guard: rows of two compilers would not compare; update them all (--update alone)" >&2
+            exit 1
+        fi
+    fi
     {
         echo "# switchboard instructions per message (callgrind), written by: bash benches/guard.sh --update"
         echo "# Rows are compared only with runs of the same SIMD backend and rustc; last update $(date -u +%Y-%m-%d)."
         printf 'backend\trustc\tworkload\tinstr_per_msg\n'
         if [[ -f "$baseline" ]]; then
-            awk -F'\t' -v be="$backend" '!/^#/ && $1 != "backend" && $1 != be' "$baseline"
+            if [[ -n "$only" ]]; then
+                awk -F'\t' -v be="$backend" 'FNR == NR { m[$1] = 1; next }
+                    !/^#/ && $1 != "backend" && !($1 == be && ($3 in m))' "$out/measured.tsv" "$baseline"
+            else
+                awk -F'\t' -v be="$backend" '!/^#/ && $1 != "backend" && $1 != be' "$baseline"
+            fi
         fi
         awk -F'\t' -v be="$backend" -v rv="$rustc_version" '{ printf "%s\t%s\t%s\t%s\n", be, rv, $1, $2 }' \
             "$out/measured.tsv"

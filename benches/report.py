@@ -64,7 +64,7 @@ def read_meta(path):
 
 def family(workload):
     """The family of a workload name, the same for every source."""
-    if workload.startswith("parse:"):
+    if workload.startswith("parse:") or workload.startswith("validate:"):
         return "parse"
     if workload.endswith(".json"):
         return "rpc"
@@ -197,6 +197,49 @@ def metric_table(fam, stacks, rows, value, fmt, notes, ratio=True):
         table.append(table_row(w, bytes_, by, stacks, "switchboard", value, fmt, ratio, "",
                                lambda r: notes.mark(r.get("note") or r.get("reason"))))
     return md_table(["message", "bytes"] + stacks, table, ["---", "---:"] + ["---:"] * len(stacks))
+
+
+# The per-byte table of the classify family: switchboard and these peers.
+PER_BYTE_STACKS = ["switchboard", "serde_json", "simd_json_tape", "sonic_rs"]
+
+
+def per_byte_table(race, cg, notes):
+    """Classify only, per byte: each message's instructions per byte (callgrind) and
+    GB/s (the race's fastest block) for PER_BYTE_STACKS, with ×ratios to switchboard."""
+    race_by, cg_by = index(race), index(cg)
+    rows = []
+    for w in workloads_of(race, "parse") + [w for w in workloads_of(cg, "parse")
+                                             if w not in workloads_of(race, "parse")]:
+        b = num(next((r["bytes"] for r in race + cg if r["workload"] == w), None))
+        if not b:
+            continue
+        def ipb(s):
+            r = cg_by.get((w, s))
+            v = num(r.get("instr")) if r else None
+            return (v / b if v else None), r
+
+        def gbs(s):
+            r = race_by.get((w, s))
+            v = num(r.get("min_ns")) if r else None
+            return (b / v if v else None), r
+
+        cells = [f"`{short(w)}`", f"{b:.0f}"]
+        for metric, better_low in ((ipb, True), (gbs, False)):
+            sb, _ = metric("switchboard")
+            for s in PER_BYTE_STACKS:
+                v, r = metric(s)
+                if v is None:
+                    cells.append(notes.mark(r.get("note") or r.get("reason")) if r else "")
+                    continue
+                cell = f"{v:.2f}"
+                if s != "switchboard" and sb:
+                    # ×N: how many times switchboard's cost (instructions, time) it is.
+                    cell += f" ×{(v / sb if better_low else sb / v):.2f}"
+                cells.append(cell)
+        rows.append(cells)
+    header = (["message", "bytes"] + [f"{s} instr/B" for s in PER_BYTE_STACKS]
+              + [f"{s} GB/s" for s in PER_BYTE_STACKS])
+    return md_table(header, rows, ["---", "---:"] + ["---:"] * (2 * len(PER_BYTE_STACKS)))
 
 
 def read_external(raw):
@@ -412,6 +455,16 @@ def main():
         "for small differences. ×N = the stack's figure over switchboard's (how many times more "
         "it costs).\n"
     )
+    if meta.get("rows_names"):
+        rows_list = ", ".join(f"`{w}`" for w in meta["rows_names"].split())
+        md.append(
+            f"Rows measured later, on {meta.get('rows_date', '?')} by `{meta.get('rows_command', '?')}` "
+            f"in {meta.get('rows_seconds', '?')} s (load average {meta.get('rows_load', '?')} at "
+            f"its start; the same build steps, answer checks and tools): {rows_list}. Every other "
+            "row is from the run above; the wall-clock figures of rows from two runs compare less "
+            "well than those within one row.\n")
+    if meta.get("rows_earlier"):
+        md.append(f"Rows of earlier `ROWS=` runs, not measured again since: {meta['rows_earlier']}.\n")
     if meta.get("backend") == "avx512":
         md.append(
             "Backends differ between the two measures: valgrind hides AVX-512 from the programs it "
@@ -483,6 +536,22 @@ def main():
         md.append(metric_table(fam, stacks, race, vmed, fmt_ns, notes) + "\n")
         md.append("Instructions per message (callgrind):\n")
         md.append(metric_table(fam, stacks, cg_norm, vinstr, fmt_int, notes) + "\n")
+        if fam == "parse":
+            md.append(
+                "Per byte (classify only): instructions per byte (callgrind) and GB/s (bytes over "
+                "the fastest block's ns per message), switchboard against serde_json "
+                "(`from_slice::<IgnoredAny>` for validation, its request struct to classify), "
+                "simd-json (its tape, on a copy of the input) and sonic-rs. ×N = the stack's cost "
+                "over switchboard's: its instructions over switchboard's, and switchboard's GB/s "
+                "over its own (above 1: switchboard is cheaper, below 1: the stack is). "
+                "`realworld/*` are twitter, citm_catalog and canada (`shared/data/realworld`, not "
+                "committed), each the params of one `ingest` request; `tokens_*` and "
+                "`numbers_64k` are the generated token- and number-dense shapes "
+                "(`benches/corpus/README.md`). `validate:` rows are the same messages validated "
+                "only: serde_json's `from_slice::<IgnoredAny>` (which does not check UTF-8 inside "
+                "strings), switchboard's `Parser::validate`, simd-json's tape, sonic-rs's "
+                "`IgnoredAny`.\n")
+            md.append(per_byte_table(race, cg_norm, notes) + "\n")
         md.append("Heap allocations + reallocations / bytes requested, per message, warm (`allocs`):\n")
         md.append(metric_table(fam, stacks, allocs, valloc, fmt_alloc, notes, ratio=False) + "\n")
         if notes.reasons:
@@ -595,6 +664,7 @@ def main():
         "README=0 bash benches/report.sh        # leave README.md alone\n"
         "EXTERNAL=0 bash benches/report.sh      # without the stacks outside Rust (about 7 minutes)\n"
         "benches/external/run.sh                # only the stacks outside Rust (benches/external/README.md)\n"
+        "ROWS=parse:realworld bash benches/report.sh  # only these rows, merged into the last run\n"
         "bash benches/guard.sh                  # switchboard's instruction counts vs the baseline\n"
         "```\n\n"
         "The raw measurements are in `benches/results/raw/`; single pieces: `count race --tsv corpus`, "

@@ -11,6 +11,16 @@
 #   README=0 bash benches/report.sh      # leave README.md alone
 #   EXTERNAL=0 bash benches/report.sh    # without the stacks outside Rust (about 7 minutes)
 #   EXT_ROUNDS=5 bash benches/report.sh  # more rounds for them (EXT_BLOCKS: blocks per round, 150)
+#   ROWS="parse:realworld tokens_64k.json" bash benches/report.sh
+#       # only these rows (workloads or groups: corpus, parse:corpus, realworld,
+#       # parse:realworld), measured now (check, race, allocations, instruction counts)
+#       # and put in place of their old rows in benches/results/raw/; every other row is
+#       # kept from the last full run, REPORT.md says which rows are newer, README.md is
+#       # left alone (no scaling, threads or external steps)
+#
+# The classify family also runs the real-world documents (parse:realworld, read from
+# ../shared/data/realworld beside the checkout or $SWITCHBOARD_REALWORLD; fewer
+# messages for the allocation counts: they are 0.6-2.3 MB each).
 #
 # Steps, in this order so that each wall-clock measurement runs alone: build; check every
 # stack's answers (count check); race (count race, interleaved); threads; the stacks
@@ -43,16 +53,92 @@ cargo build --quiet --release -p switchboard-benches --bin count --bin allocs
 count="$target/release/count"
 allocs="$target/release/allocs"
 mkdir -p "$raw"
+
+# ROWS: measure only those rows, then merge them into the raw files of the last run.
+# shellcheck disable=SC2086
+if [[ -n "${ROWS:-}" ]]; then
+    [[ -f "$raw/meta.env" && -f "$raw/race.tsv" ]] \
+        || { echo "report: ROWS needs the raw files of a full run in $raw" >&2; exit 1; }
+    new="$(mktemp -d "${TMPDIR:-/tmp}/switchboard-report.XXXXXX")"
+    trap 'rm -rf "$new"' EXIT
+    # shellcheck disable=SC2086
+    {
+        step "rows: $ROWS: check every stack's answers"
+        "$count" check --tsv $ROWS >"$new/checks.tsv"
+        awk -F'\t' 'NR > 1 && $5 != "ok" { printf "    n/a: %s on %s: %s\n", $4, $2, $6 }' "$new/checks.tsv" >&2
+        step "rows: race ($rounds rounds)"
+        "$count" race --tsv --rounds "$rounds" $ROWS >"$new/race.tsv"
+        step "rows: allocations per message"
+        small="" big=""
+        for w in $ROWS; do
+            case "$w" in validate:*) ;; *realworld*) big+=" $w" ;; *) small+=" $w" ;; esac
+        done
+        printf 'family\tworkload\tbytes\tstack\tallocs\treallocs\tfrees\tbytes_allocated\tnote\n' >"$new/allocs.tsv"
+        [[ -z "$small" ]] || "$allocs" --tsv 1000 $small | tail -n +2 >>"$new/allocs.tsv"
+        [[ -z "$big" ]] || "$allocs" --tsv 20 $big | tail -n +2 >>"$new/allocs.tsv"
+        step "rows: instruction counts (callgrind)"
+        : >"$new/cg.part"
+        TSV="$new/cg.part" WORKLOADS="$ROWS" bash benches/callgrind.sh >"$new/cg.log" 2>&1 \
+            || { echo "callgrind.sh failed:" >&2; cat "$new/cg.log" >&2; exit 1; }
+        printf 'family\tworkload\tbytes\tstack\tinstr\tnote\n' >"$new/callgrind.tsv"
+        cat "$new/cg.part" >>"$new/callgrind.tsv"
+    }
+    # The measured workloads replace their rows (column 2 is the workload in every file);
+    # the new ones go after the rows of their family.
+    tail -n +2 "$new/race.tsv" | cut -f2 | sort -u >"$new/names"
+    for f in checks race allocs callgrind; do
+        python3 - "$raw/$f.tsv" "$new/$f.tsv" "$new/names" <<'PY'
+import sys
+old_path, new_path, names_path = sys.argv[1:]
+names = set(open(names_path).read().split())
+old = open(old_path).read().splitlines()
+new = open(new_path).read().splitlines()
+header, rows = old[0], [r for r in old[1:] if r.split("\t")[1] not in names]
+fresh = [r for r in new[1:] if r.strip()]
+out = []
+for fam in dict.fromkeys([r.split("\t")[0] for r in rows + fresh]):
+    out += [r for r in rows if r.split("\t")[0] == fam]
+    out += [r for r in fresh if r.split("\t")[0] == fam]
+open(old_path, "w").write("\n".join([header] + out) + "\n")
+PY
+    done
+    {
+        grep -v '^rows_' "$raw/meta.env"
+        # An earlier ROWS run's rows that this one did not measure again stay listed,
+        # with their own date.
+        prev_names="$(sed -n 's/^rows_names=//p' "$raw/meta.env")"
+        if [[ -n "$prev_names" ]]; then
+            kept="$(tr ' ' '\n' <<<"$prev_names" | grep -vxF -f "$new/names" | tr '\n' ' ' | sed 's/ $//' || true)"
+            earlier="$(sed -n 's/^rows_earlier=//p' "$raw/meta.env")"
+            [[ -z "$kept" ]] || earlier="${earlier:+$earlier; }$(sed -n 's/^rows_date=//p' "$raw/meta.env"): $kept"
+            [[ -z "$earlier" ]] || echo "rows_earlier=$earlier"
+        fi
+        echo "rows_date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+        echo "rows_names=$(tr '\n' ' ' <"$new/names" | sed 's/ $//')"
+        echo "rows_command=ROWS=\"$ROWS\"${ROUNDS:+ ROUNDS=$ROUNDS} bash benches/report.sh"
+        echo "rows_load=$load"
+        echo "rows_seconds=$(( $(date +%s) - start ))"
+    } >"$new/meta.env"
+    cp "$new/meta.env" "$raw/meta.env"
+    step "writing benches/results/REPORT.md and the charts (README.md left alone)"
+    python3 benches/report.py "$raw" "$results"
+    step "done: benches/results/REPORT.md"
+    exit 0
+fi
+
 rm -f "$raw"/*.tsv "$raw"/meta.env "$raw"/external.skipped
 
+# Validation only (`validate:`) on the larger messages: serde_json's IgnoredAny beside
+# the classify rows' request struct.
+validate_rows="validate:params_4k.json validate:params_64k.json validate:tokens_4k.json validate:tokens_64k.json validate:numbers_64k.json validate:realworld"
 scaling_race="lookup_10 lookup_100 lookup_1000 lookup_10000 rpc_batch_1 rpc_batch_10 rpc_batch_100 rpc_batch_1000 parse_params_100 parse_params_1000 parse_params_10000 parse_params_100000 parse_params_1000000"
 
 step "check every stack's answers on the corpus"
-"$count" check --tsv >"$raw/checks.tsv"
+"$count" check --tsv corpus parse:corpus parse:realworld $validate_rows >"$raw/checks.tsv"
 awk -F'\t' 'NR > 1 && $5 != "ok" { printf "    n/a: %s on %s: %s\n", $4, $2, $6 }' "$raw/checks.tsv" >&2
 
 step "race: corpus, request to response and classify ($rounds rounds)"
-"$count" race --tsv --rounds "$rounds" corpus parse:corpus >"$raw/race.tsv"
+"$count" race --tsv --rounds "$rounds" corpus parse:corpus parse:realworld $validate_rows >"$raw/race.tsv"
 step "race: scaling (lookups, batches, params sizes)"
 "$count" race --tsv --rounds "$rounds" $scaling_race | tail -n +2 >>"$raw/race.tsv"
 step "threads: one router, 1 and 2 threads"
@@ -88,6 +174,7 @@ ext_seconds=$(( $(date +%s) - ext_start ))
 
 step "allocations per message"
 "$allocs" --tsv 1000 corpus parse:corpus >"$raw/allocs.tsv"
+"$allocs" --tsv 20 parse:realworld | tail -n +2 >>"$raw/allocs.tsv"
 
 step "instruction counts (callgrind, 2 at a time)"
 cg() { # TSV file, then the environment for callgrind.sh
@@ -99,7 +186,7 @@ cg() { # TSV file, then the environment for callgrind.sh
 }
 cg "$raw/cg-rpc.part" WORKLOADS=corpus &
 p1=$!
-cg "$raw/cg-parse.part" WORKLOADS=parse:corpus &
+cg "$raw/cg-parse.part" WORKLOADS="parse:corpus parse:realworld $validate_rows" &
 p2=$!
 wait $p1
 wait $p2
@@ -129,7 +216,7 @@ cpu="$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
     echo "ext_rounds=$ext_rounds"
     echo "ext_blocks=$ext_blocks"
     echo "ext_seconds=$ext_seconds"
-    echo "command=${ROUNDS:+ROUNDS=$ROUNDS }bash benches/report.sh"
+    echo "command=${ROUNDS:+ROUNDS=$ROUNDS }${EXTERNAL:+EXTERNAL=$EXTERNAL }bash benches/report.sh"
     echo "seconds=$(( $(date +%s) - start ))"
 } >"$raw/meta.env"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # switchboard side by side with JSON-RPC stacks outside Rust, in one run (issue #6):
-# the whole committed corpus (benches/corpus/, 12 messages), request bytes in and
+# the whole committed corpus (benches/corpus/, 15 messages), request bytes in and
 # response bytes out, in process, each stack in a small harness built here. Two
 # measures: wall time (interleaved rounds, min and median ns per message) and
 # instructions per message (callgrind, the difference of two message counts: start-up

@@ -32,6 +32,7 @@
 //! WORKLOADS="rpc_eth_getBalance rpc_subtract lookup_1000" benches/callgrind.sh
 //! cargo run --release -p switchboard-benches --bin count -- check     # the corpus, every stack
 //! cargo run --release -p switchboard-benches --bin count -- race corpus parse:corpus
+//! cargo run --release -p switchboard-benches --bin count -- race parse:realworld
 //! bash benches/report.sh       # everything, into benches/results/REPORT.md
 //! bash benches/guard.sh        # switchboard's instruction counts vs the baseline
 //! benches/load.sh            # issue 7: over HTTP against jsonrpsee's server
@@ -179,11 +180,24 @@ pub fn workloads() -> Vec<Workload> {
 }
 
 /// A classification workload on a corpus file (`parse:eth_getBalance.json`): its
-/// bytes and switchboard's outcome as the expected one; `Err` says why not.
+/// bytes and switchboard's outcome as the expected one; `validate:FILE.json` is the
+/// same bytes validated only ([`Expect::Valid`], when switchboard finds them valid
+/// JSON). `Err` says why not.
 pub fn corpus_workload(name: &str) -> Result<Workload, String> {
+    if let Some(file) = name.strip_prefix(corpus::VALIDATE_PREFIX) {
+        let bytes = corpus::load(file)?;
+        if Parser::new().validate(&bytes).is_err() {
+            return Err(format!("{name}: switchboard sees invalid JSON"));
+        }
+        return Ok(Workload {
+            name: Box::leak(name.into()),
+            bytes,
+            expect: Expect::Valid,
+        });
+    }
     let file = name
         .strip_prefix(corpus::PARSE_PREFIX)
-        .ok_or_else(|| format!("{name}: not parse:FILE.json"))?;
+        .ok_or_else(|| format!("{name}: not parse:FILE.json or validate:FILE.json"))?;
     let bytes = corpus::load(file)?;
     let expect = Expect::of(&bytes).map_err(|e| format!("{name}: switchboard sees {e}"))?;
     Ok(Workload {
@@ -198,7 +212,7 @@ pub fn corpus_workload(name: &str) -> Result<Workload, String> {
 /// `tools/call` request with about `n` bytes of string-heavy params (the scaling
 /// curves).
 pub fn workload(name: &str) -> Option<Workload> {
-    if name.starts_with(corpus::PARSE_PREFIX) {
+    if corpus::is_classify_name(name) {
         return corpus_workload(name).ok();
     }
     if let Some(n) = name.strip_prefix("parse_params_") {
@@ -847,14 +861,47 @@ mod tests {
             Expect::Call("tools/call"),
             Expect::ParseError,
             Expect::InvalidRequest,
+            // corpus::SHAPES
+            Expect::Call("tools/call"),
+            Expect::Call("tools/call"),
+            Expect::Call("tools/call"),
         ];
-        assert_eq!(pinned.len(), corpus::ENTRIES.len());
-        for (want, e) in pinned.iter().zip(&corpus::ENTRIES) {
+        assert_eq!(pinned.len(), corpus::entries().count());
+        for (want, e) in pinned.iter().zip(corpus::entries()) {
             let w = corpus_workload(&format!("parse:{}", e.file_name())).unwrap();
             assert_eq!(w.expect, *want, "{}", e.stem);
             for s in PARSE_STACK_NAMES {
                 let r = check_stack_by_name(s, &w).unwrap();
                 assert!(r.is_ok(), "{s} on {}: {}", w.name, r.unwrap_err());
+            }
+        }
+    }
+
+    /// The real-world documents (read from `../shared/data/realworld`: a missing
+    /// folder fails, never skips): switchboard sees one `ingest` request, and every
+    /// parser stack agrees.
+    #[test]
+    fn every_parser_stack_classifies_the_realworld_documents_like_switchboard() {
+        for name in corpus::expand_group("parse:realworld").unwrap() {
+            let w = corpus_workload(&name).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(w.expect, Expect::Call("ingest"), "{name}");
+            for s in PARSE_STACK_NAMES {
+                let r = check_stack_by_name(s, &w).unwrap();
+                assert!(r.is_ok(), "{s} on {name}: {}", r.unwrap_err());
+            }
+        }
+        for name in corpus::expand_group("validate:realworld").unwrap() {
+            let w = corpus_workload(&name).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(w.expect, Expect::Valid, "{name}");
+            for s in [
+                "switchboard",
+                "serde_json",
+                "serde_json_raw",
+                "sonic_rs",
+                "simd_json_tape",
+            ] {
+                let r = check_stack_by_name(s, &w).unwrap();
+                assert!(r.is_ok(), "{s} on {name}: {}", r.unwrap_err());
             }
         }
     }
@@ -870,6 +917,11 @@ mod tests {
         assert!(e.contains("ParseError"), "{e}");
         assert!(corpus_workload("eth_getBalance.json").is_err());
         assert!(corpus_workload("parse:no_such_file.json").is_err());
+        assert!(corpus_workload("validate:parse_error.json").is_err());
+        assert_eq!(
+            corpus_workload("validate:tokens_4k.json").unwrap().expect,
+            Expect::Valid
+        );
     }
 
     #[test]

@@ -202,3 +202,391 @@ pub fn base64_64k() -> Vec<u8> {
     s.push_str(r#"=="}}"#);
     s.into_bytes()
 }
+
+/// Writes `text` as a JSON string body: ASCII as is (`"` and `\` escaped), and each
+/// char above ASCII as a `\u` escape when `escape_non_ascii` (a surrogate pair above
+/// the BMP), else as its UTF-8 bytes.
+fn push_json_str(out: &mut String, text: &str, escape_non_ascii: bool) {
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_ascii() || !escape_non_ascii => out.push(c),
+            c => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+        }
+    }
+}
+
+/// A line break and `level` levels of two-space indentation.
+fn newline(out: &mut String, level: usize) {
+    out.push('\n');
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+/// ~64 KB, token-dense: a pretty-printed `tools/call` params object (two-space
+/// indentation, as `JSON.stringify(v, null, 2)` writes it) whose arguments hold an
+/// array of small records of a few kinds (contacts, events, messages): many short
+/// keys, short strings (some `\u` escapes, some non-ASCII UTF-8: accents, Cyrillic,
+/// Greek, Japanese, an emoji), small integers, `true`/`false`/`null`, nested small
+/// objects and arrays.
+pub fn tokens_64k() -> Vec<u8> {
+    tokens_params(65_000)
+}
+
+/// [`tokens_64k`]'s shape at about 4 KB.
+pub fn tokens_4k() -> Vec<u8> {
+    tokens_params(4_000)
+}
+
+/// [`tokens_64k`]'s params, records added until the text reaches `len` bytes.
+pub fn tokens_params(len: usize) -> Vec<u8> {
+    const NAMES: &[&str] = &[
+        "Ana Souza",
+        "Zoë Müller",
+        "Jörg Björnsson",
+        "Łukasz Wójcik",
+        "Олег Петров",
+        "Νίκος Παππάς",
+        "山田 太郎",
+        "佐藤 花子",
+        "Chloé Dubois",
+        "Sam O'Neil",
+        "Mia Chen",
+        "José Núñez",
+    ];
+    const TAGS: &[&str] = &[
+        "vip", "beta", "eu", "us", "trial", "churn", "b2b", "mobile", "web", "api",
+    ];
+    const CITIES: &[(&str, &str)] = &[
+        ("Zürich", "CH"),
+        ("São Paulo", "BR"),
+        ("Kraków", "PL"),
+        ("東京", "JP"),
+        ("Αθήνα", "GR"),
+        ("Москва", "RU"),
+        ("Lyon", "FR"),
+        ("Austin", "US"),
+    ];
+    const TEXTS: &[&str] = &[
+        "ok",
+        "see you at 5",
+        "café at noon?",
+        "déjà vu — again",
+        "merci 👍",
+        "ありがとう",
+        "done: 3/4",
+        "Привет!",
+        "\"quoted\" reply",
+        "line one\nline two",
+        "tab\tseparated",
+        "naïve approach",
+    ];
+    const KINDS: &[&str] = &["contact", "event", "message"];
+    let mut r = Rng(0x70ce_75de_45e0_0021);
+    let mut s = String::new();
+    let pick = |r: &mut Rng, list: &[&'static str]| list[r.below(list.len() as u64) as usize];
+    // A string member `"key": "value"` at `level`, the value `\u`-escaped 1 time in 4.
+    let str_member = |s: &mut String, r: &mut Rng, level: usize, key: &str, value: &str| {
+        newline(s, level);
+        s.push_str(&format!("\"{key}\": \""));
+        push_json_str(s, value, r.below(4) == 0);
+        s.push('"');
+    };
+    s.push('{');
+    newline(&mut s, 1);
+    s.push_str("\"name\": \"ingest_records\",");
+    newline(&mut s, 1);
+    s.push_str("\"arguments\": {");
+    newline(&mut s, 2);
+    s.push_str("\"source\": \"crm-export\",");
+    newline(&mut s, 2);
+    s.push_str("\"version\": 3,");
+    newline(&mut s, 2);
+    s.push_str("\"dryRun\": false,");
+    newline(&mut s, 2);
+    s.push_str("\"records\": [");
+    let mut i = 0u64;
+    while s.len() < len {
+        if i > 0 {
+            s.push(',');
+        }
+        newline(&mut s, 3);
+        s.push('{');
+        let kind = pick(&mut r, KINDS);
+        newline(&mut s, 4);
+        s.push_str(&format!("\"id\": {},", 1000 + i * 7 + r.below(7)));
+        str_member(&mut s, &mut r, 4, "type", kind);
+        s.push(',');
+        match kind {
+            "contact" => {
+                let name = pick(&mut r, NAMES);
+                str_member(&mut s, &mut r, 4, "name", name);
+                s.push(',');
+                newline(&mut s, 4);
+                s.push_str(&format!("\"age\": {},", 18 + r.below(60)));
+                newline(&mut s, 4);
+                s.push_str(&format!("\"active\": {},", r.below(3) != 0));
+                newline(&mut s, 4);
+                s.push_str("\"tags\": [");
+                let n = r.below(4);
+                for t in 0..n {
+                    s.push_str(if t > 0 { ", \"" } else { "\"" });
+                    s.push_str(pick(&mut r, TAGS));
+                    s.push('"');
+                }
+                s.push_str("],");
+                let (city, cc) = CITIES[r.below(CITIES.len() as u64) as usize];
+                newline(&mut s, 4);
+                s.push_str("\"address\": {");
+                str_member(&mut s, &mut r, 5, "city", city);
+                s.push(',');
+                str_member(&mut s, &mut r, 5, "cc", cc);
+                s.push(',');
+                newline(&mut s, 5);
+                s.push_str(&format!(
+                    "\"zip\": {}",
+                    if r.below(5) == 0 {
+                        "null".to_string()
+                    } else {
+                        format!("\"{:05}\"", r.below(100_000))
+                    }
+                ));
+                newline(&mut s, 4);
+                s.push_str("},");
+                newline(&mut s, 4);
+                s.push_str(&format!(
+                    "\"manager\": {}",
+                    if r.below(2) == 0 {
+                        "null".to_string()
+                    } else {
+                        (1000 + r.below(i * 7 + 1)).to_string()
+                    }
+                ));
+            }
+            "event" => {
+                newline(&mut s, 4);
+                s.push_str(&format!(
+                    "\"at\": \"2026-{:02}-{:02}T{:02}:{:02}:{:02}Z\",",
+                    1 + r.below(12),
+                    1 + r.below(28),
+                    r.below(24),
+                    r.below(60),
+                    r.below(60)
+                ));
+                let action = pick(
+                    &mut r,
+                    &["login", "logout", "view", "click", "purchase", "refund"],
+                );
+                str_member(&mut s, &mut r, 4, "action", action);
+                s.push(',');
+                newline(&mut s, 4);
+                s.push_str(&format!("\"count\": {},", r.below(20)));
+                newline(&mut s, 4);
+                s.push_str(&format!("\"ok\": {},", r.below(8) != 0));
+                newline(&mut s, 4);
+                s.push_str(&format!("\"ms\": {},", r.below(2_000)));
+                newline(&mut s, 4);
+                s.push_str("\"ctx\": {");
+                let ua = pick(&mut r, &["ios", "android", "firefox", "chrome", "safari"]);
+                str_member(&mut s, &mut r, 5, "ua", ua);
+                s.push(',');
+                newline(&mut s, 5);
+                s.push_str(&format!(
+                    "\"v\": [{}, {}, {}],",
+                    1 + r.below(3),
+                    r.below(20),
+                    r.below(100)
+                ));
+                newline(&mut s, 5);
+                s.push_str(&format!(
+                    "\"ab\": {}",
+                    ["null", "\"a\"", "\"b\""][r.below(3) as usize]
+                ));
+                newline(&mut s, 4);
+                s.push('}');
+            }
+            _ => {
+                newline(&mut s, 4);
+                s.push_str(&format!("\"from\": {},", 1000 + r.below(500)));
+                newline(&mut s, 4);
+                s.push_str(&format!(
+                    "\"to\": [{}, {}],",
+                    1000 + r.below(500),
+                    1000 + r.below(500)
+                ));
+                let text = pick(&mut r, TEXTS);
+                str_member(&mut s, &mut r, 4, "text", text);
+                s.push(',');
+                newline(&mut s, 4);
+                s.push_str(&format!("\"read\": {},", r.below(2) == 0));
+                newline(&mut s, 4);
+                s.push_str(&format!(
+                    "\"reply\": {}",
+                    if r.below(3) == 0 {
+                        "null".to_string()
+                    } else {
+                        (1000 + r.below(i * 7 + 1)).to_string()
+                    }
+                ));
+            }
+        }
+        newline(&mut s, 3);
+        s.push('}');
+        i += 1;
+    }
+    newline(&mut s, 2);
+    s.push(']');
+    newline(&mut s, 1);
+    s.push('}');
+    newline(&mut s, 0);
+    s.push('}');
+    s.into_bytes()
+}
+
+/// `digits` decimal digits, the first not `0` when `lead` (no leading zero).
+fn digits(r: &mut Rng, n: usize, lead: bool) -> String {
+    (0..n)
+        .map(|i| {
+            let d = if i == 0 && lead {
+                1 + r.below(9)
+            } else {
+                r.below(10)
+            };
+            char::from(b'0' + d as u8)
+        })
+        .collect()
+}
+
+/// A coordinate as GeoJSON tools print them: `-`? integer part, `.`, 6 to 16 digits.
+fn coordinate(r: &mut Rng, around: i64, spread: u64) -> String {
+    let whole = around + r.below(spread) as i64 - (spread / 2) as i64;
+    let n = 6 + r.below(11) as usize;
+    let frac = digits(r, n, false);
+    format!("{whole}.{frac}")
+}
+
+/// A float in exponent form: `-`? one digit, up to 16 fraction digits, `e`/`E`, a
+/// signed or unsigned exponent (1 to 24, one in eight up to 300).
+fn exponent_float(r: &mut Rng) -> String {
+    let sign = if r.below(3) == 0 { "-" } else { "" };
+    let mant = digits(r, 1, true);
+    let n = 1 + r.below(16) as usize;
+    let frac = digits(r, n, false);
+    let e = ["e", "E", "e"][r.below(3) as usize];
+    let esign = ["-", "+", ""][r.below(3) as usize];
+    // Mostly small exponents (measurements, money, physics), now and then a large one.
+    let exp = if r.below(8) == 0 {
+        1 + r.below(300)
+    } else {
+        1 + r.below(24)
+    };
+    format!("{sign}{mant}.{frac}{e}{esign}{exp}")
+}
+
+/// ~64 KB, number-dense: a compact `tools/call` params object of GeoJSON-like
+/// features (polygons and line strings of `[lon, lat]` pairs with 6 to 16 fraction
+/// digits, some with an elevation), integer properties, then integer arrays
+/// (histograms, timestamps, negative deltas) and floats with exponents.
+pub fn numbers_64k() -> Vec<u8> {
+    numbers_params(65_000)
+}
+
+/// [`numbers_64k`]'s params, features added until the text reaches about `len` bytes.
+pub fn numbers_params(len: usize) -> Vec<u8> {
+    let mut r = Rng(0x0b5e_55ed_9e0d_a7a1);
+    let mut s = String::from(
+        r#"{"name":"ingest_features","arguments":{"crs":"EPSG:4326","precision":-1,"type":"FeatureCollection","features":["#,
+    );
+    // The integer and exponent arrays after the features take about a fifth.
+    let features_end = len - len / 5;
+    let mut i = 0u64;
+    while s.len() < features_end {
+        if i > 0 {
+            s.push(',');
+        }
+        let (lon, lat) = (-120 + r.below(240) as i64, -60 + r.below(120) as i64);
+        let polygon = r.below(3) != 0;
+        let with_z = r.below(4) == 0;
+        s.push_str(&format!(
+            r#"{{"type":"Feature","id":{i},"properties":{{"pop":{},"area":{},"rank":{},"delta":-{}}},"geometry":{{"type":"{}","coordinates":"#,
+            r.below(10_000_000),
+            coordinate(&mut r, 500, 1000),
+            r.below(10),
+            r.below(100_000),
+            if polygon { "Polygon" } else { "LineString" }
+        ));
+        if polygon {
+            s.push_str("[[");
+        } else {
+            s.push('[');
+        }
+        let points = 6 + r.below(30);
+        for p in 0..points {
+            if p > 0 {
+                s.push(',');
+            }
+            s.push('[');
+            s.push_str(&coordinate(&mut r, lon, 2));
+            s.push(',');
+            s.push_str(&coordinate(&mut r, lat, 2));
+            if with_z {
+                s.push_str(&format!(",{}", r.below(4000) as i64 - 100));
+            }
+            s.push(']');
+        }
+        s.push_str(if polygon { "]]}}" } else { "]}}" });
+        i += 1;
+    }
+    s.push_str(r#"],"histogram":["#);
+    for k in 0..200 {
+        if k > 0 {
+            s.push(',');
+        }
+        let bits = r.below(20) + 1;
+        s.push_str(&r.below(1 << bits).to_string());
+    }
+    s.push_str(r#"],"timestamps":["#);
+    let mut t = 1_764_633_600_000u64;
+    for k in 0..120 {
+        if k > 0 {
+            s.push(',');
+        }
+        t += r.below(60_000);
+        s.push_str(&t.to_string());
+    }
+    s.push_str(r#"],"deltas":["#);
+    for k in 0..200 {
+        if k > 0 {
+            s.push(',');
+        }
+        let v = r.below(2_000) as i64 - 1_000;
+        s.push_str(&v.to_string());
+    }
+    s.push_str(r#"],"samples":["#);
+    let mut k = 0;
+    while s.len() < len {
+        if k > 0 {
+            s.push(',');
+        }
+        match r.below(4) {
+            0 => s.push_str(&coordinate(&mut r, 0, 2000)),
+            1 => {
+                let n = 1 + r.below(17) as usize;
+                s.push_str(&format!("-0.{}", digits(&mut r, n, false)));
+            }
+            _ => s.push_str(&exponent_float(&mut r)),
+        }
+        k += 1;
+    }
+    s.push_str("]}}");
+    s.into_bytes()
+}

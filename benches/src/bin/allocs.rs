@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! allocs [--tsv] [N] [workload...]   # default N = 1000, every rpc_* workload;
-//!                                    # `corpus` and `parse:corpus` name every corpus file
+//!                                    # `corpus` and `parse:corpus` name every corpus file,
+//!                                    # `realworld`, `parse:realworld` the real-world documents
 //! ```
 //!
 //! Columns: `allocs/msg` counts `alloc` and `alloc_zeroed` calls, `reallocs/msg`
@@ -117,7 +118,7 @@ fn measure_parse<S: Stack + Default>(w: &Workload, n: u64) -> Result<[f64; 4], S
 type Rows = Vec<(&'static str, Result<[f64; 4], String>)>;
 
 fn rows_of(name: &str, n: u64) -> Result<(usize, Rows), String> {
-    if name.starts_with(corpus::PARSE_PREFIX) {
+    if corpus::is_classify_name(name) {
         let w = corpus_workload(name)?;
 
         let rows = vec![
@@ -158,14 +159,8 @@ fn main() -> ExitCode {
             tsv = true;
         } else if let (true, Ok(v)) = (names.is_empty(), a.parse::<u64>()) {
             n = v;
-        } else if a == "corpus" {
-            names.extend(corpus::file_names());
-        } else if a == "parse:corpus" {
-            names.extend(
-                corpus::file_names()
-                    .into_iter()
-                    .map(|f| format!("{}{f}", corpus::PARSE_PREFIX)),
-            );
+        } else if let Some(group) = corpus::expand_group(&a) {
+            names.extend(group);
         } else {
             names.push(a);
         }
@@ -182,7 +177,7 @@ fn main() -> ExitCode {
         );
     }
     for name in &names {
-        let family = if name.starts_with(corpus::PARSE_PREFIX) {
+        let family = if corpus::is_classify_name(name) {
             "parse"
         } else {
             "rpc"

@@ -37,7 +37,7 @@ fn main() -> ExitCode {
             }
         }
         Some("list") => {
-            for e in &corpus::ENTRIES {
+            for e in corpus::entries() {
                 println!("{:<30} {:>7}  {}", e.file_name(), (e.make)().len(), e.about);
             }
             ExitCode::SUCCESS

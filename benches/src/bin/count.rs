@@ -7,7 +7,7 @@
 //! count list
 //! count backends
 //! count check [--tsv] [workload...]                 # default: the whole corpus, both families
-//! count race [--tsv] [--rounds R] [--stacks A,B] [workload...]  # `corpus` = every corpus file, `parse:corpus` too
+//! count race [--tsv] [--rounds R] [--stacks A,B] [workload...]  # `corpus` = every corpus file, `parse:corpus` too; `realworld`, `parse:realworld`: the real-world documents
 //! count answer <workload>|-        # switchboard's response bytes to stdout (nothing for none); `-`: request on stdin
 //! count threads [--tsv] [--rounds R] [workload]     # one router shared by 1 and 2 threads
 //! ```
@@ -136,8 +136,9 @@ impl Family {
     }
 }
 
+/// A corpus name of the parser family (`parse:` or `validate:`).
 fn is_parse(name: &str) -> bool {
-    name.starts_with(corpus::PARSE_PREFIX)
+    corpus::is_classify_name(name)
 }
 
 /// Times blocks of `k` messages for one stack, keeping its warm state between blocks.
@@ -333,18 +334,13 @@ fn lookup_candidates(size: usize) -> Vec<(&'static str, Result<Racer, String>)> 
     v.into_iter().map(|r| (r.name, Ok(r))).collect()
 }
 
-/// Expands `corpus` and `parse:corpus` into the corpus file names.
+/// Expands `corpus`, `realworld` and their `parse:` forms into workload names.
 fn expand(names: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for n in names {
-        match n.as_str() {
-            "corpus" => out.extend(corpus::file_names()),
-            "parse:corpus" => out.extend(
-                corpus::file_names()
-                    .into_iter()
-                    .map(|f| format!("{}{f}", corpus::PARSE_PREFIX)),
-            ),
-            _ => out.push(n.clone()),
+        match corpus::expand_group(n) {
+            Some(group) => out.extend(group),
+            None => out.push(n.clone()),
         }
     }
     out
@@ -673,6 +669,15 @@ fn list() {
         let len = corpus::load(&f).map_or(0, |b| b.len());
         println!("workload {f} {len} bytes");
         println!("workload {}{f} {len} bytes", corpus::PARSE_PREFIX);
+        println!("workload {}{f} {len} bytes", corpus::VALIDATE_PREFIX);
+    }
+    // The real-world documents, where they can be read (`realworld` in a name list).
+    for f in corpus::realworld_names() {
+        if let Ok(b) = corpus::load(&f) {
+            println!("workload {f} {} bytes", b.len());
+            println!("workload {}{f} {} bytes", corpus::PARSE_PREFIX, b.len());
+            println!("workload {}{f} {} bytes", corpus::VALIDATE_PREFIX, b.len());
+        }
     }
     for name in SCALING {
         let len = rpc_workload(name)

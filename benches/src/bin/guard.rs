@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! guard <workload> <N>   # FILE.json: request to response; parse:FILE.json: classify only
+//!                        # (validate:FILE.json: validate only)
 //! guard backend          # the SIMD kernel switchboard picked on this CPU
 //! ```
 //!
@@ -32,7 +33,7 @@ fn main() -> ExitCode {
         eprintln!("N must be a number");
         return ExitCode::from(2);
     };
-    let result = if name.starts_with(corpus::PARSE_PREFIX) {
+    let result = if corpus::is_classify_name(name) {
         corpus_workload(name).and_then(|w| check_and_run_stack::<Switchboard>(&w, n))
     } else {
         match rpc_workload(name) {
