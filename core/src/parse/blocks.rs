@@ -58,9 +58,8 @@ pub(crate) trait Kernel {
     fn classes(&self, block: &[u8; 64]) -> Classes;
     /// Bit i of the result is the XOR of bits `0..=i` of `x`.
     fn prefix_xor(&self, x: u64) -> u64;
-    /// The digit mask of `b[at..at + 32]` (bit i: byte `at + i` is an ASCII
-    /// digit), `None` when fewer than 32 bytes are left.
-    fn digits32(&self, b: &[u8], at: usize) -> Option<u32>;
+    /// The digit mask of 32 bytes (bit i: byte i is an ASCII digit).
+    fn digits32(&self, window: &[u8; 32]) -> u32;
     /// Checks `block` as UTF-8 that continues the blocks checked before it
     /// since the last [`Kernel::utf8_end`] (blocks without a byte >= 0x80 in
     /// between need not be passed, but the first one after such a block does);
@@ -91,8 +90,8 @@ impl Kernel for Portable {
     }
 
     #[inline(always)]
-    fn digits32(&self, b: &[u8], at: usize) -> Option<u32> {
-        (b.len() >= 32 && at <= b.len() - 32).then(|| crate::simd::scalar::digits32(b, at))
+    fn digits32(&self, window: &[u8; 32]) -> u32 {
+        crate::simd::scalar::digits32(window, 0)
     }
 
     #[inline(always)]
@@ -145,12 +144,9 @@ impl Kernel for Avx2 {
     }
 
     #[inline(always)]
-    fn digits32(&self, b: &[u8], at: usize) -> Option<u32> {
-        if b.len() < 32 || at > b.len() - 32 {
-            return None;
-        }
-        // SAFETY: `at + 32 <= b.len()`, checked just above; AVX2 as above.
-        Some(unsafe { crate::simd::avx2::digits32(b, at) })
+    fn digits32(&self, window: &[u8; 32]) -> u32 {
+        // SAFETY: `0 + 32 <= window.len()`; AVX2 as above.
+        unsafe { crate::simd::avx2::digits32(window, 0) }
     }
 
     #[inline(always)]

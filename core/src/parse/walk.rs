@@ -19,22 +19,21 @@ use super::ops::tick;
 use super::scan::{self, Resume};
 use crate::long::LongValues;
 
-/// The most levels below which the walk restores the level bits it changed
-/// when it gives up (four words); deeper starts are left to the general loop.
-const SAVED_WORDS: usize = 4;
+/// The walk keeps the level bits in a copy of its own (`LEVELS` words): it
+/// gives up on deeper values, and never changes the scanner's.
+const LEVELS: usize = 4;
 
 /// What the walk needs of the scanner.
 pub(crate) struct Walk<'s> {
     /// One bit per level (1 = array), at least `max_depth + 1` bits.
-    pub stack: &'s mut [u64],
+    pub stack: &'s [u64],
     pub max_depth: usize,
     pub long: &'s mut LongValues,
 }
 
 /// Validates from `at` (as the general loop would resume there) to the end of
 /// the level-`base` container: its end, or `None` to leave it all to the
-/// general loop (the level bits it needs and the long values noted are as
-/// they were).
+/// general loop (the long values noted are as they were).
 #[inline(always)]
 pub(crate) fn walk<K: Kernel, const NOTE: bool>(
     b: &[u8],
@@ -48,22 +47,20 @@ pub(crate) fn walk<K: Kernel, const NOTE: bool>(
         Resume::Open { p, depth } => (p, depth),
         Resume::After { p, depth, .. } => (p, depth),
     };
-    // The words holding the levels up to `depth`, which the general loop reads
-    // back if the walk gives up.
+    // The levels up to `depth` (those below it are open).
     let words = depth / 64 + 1;
-    if words > SAVED_WORDS || words > w.stack.len() {
+    if words > LEVELS || words > w.stack.len() {
         return None;
     }
-    let mut saved = [0u64; SAVED_WORDS];
-    saved[..words].copy_from_slice(&w.stack[..words]);
+    let mut levels = [0u64; LEVELS];
+    levels[..words].copy_from_slice(&w.stack[..words]);
     // The long values noted so far: the general loop notes the walk's again.
     let long = if NOTE { Some(w.long.clone()) } else { None };
     let mut blocks = Blocks::new(b, p, kernel);
-    let end = walk_blocks::<K, NOTE>(b, at, base, w, &mut blocks);
+    let end = walk_blocks::<K, NOTE>(b, at, base, w, &mut levels, &mut blocks);
     if end.is_some() && blocks.utf8_valid() {
         return end;
     }
-    w.stack[..words].copy_from_slice(&saved[..words]);
     if let Some(long) = long {
         *w.long = long;
     }
@@ -71,8 +68,8 @@ pub(crate) fn walk<K: Kernel, const NOTE: bool>(
 }
 
 #[inline(always)]
-fn set_level(stack: &mut [u64], depth: usize, is_array: bool) {
-    let (i, bit) = (depth / 64, 1u64 << (depth % 64));
+fn set_level(stack: &mut [u64; LEVELS], depth: usize, is_array: bool) {
+    let (i, bit) = ((depth / 64) % LEVELS, 1u64 << (depth % 64));
     if is_array {
         stack[i] |= bit;
     } else {
@@ -81,8 +78,8 @@ fn set_level(stack: &mut [u64], depth: usize, is_array: bool) {
 }
 
 #[inline(always)]
-fn level_is_array(stack: &[u64], depth: usize) -> bool {
-    stack[depth / 64] >> (depth % 64) & 1 == 1
+fn level_is_array(stack: &[u64; LEVELS], depth: usize) -> bool {
+    stack[(depth / 64) % LEVELS] >> (depth % 64) & 1 == 1
 }
 
 /// What a value's first byte began.
@@ -99,9 +96,11 @@ fn walk_blocks<K: Kernel, const NOTE: bool>(
     at: Resume,
     base: usize,
     w: &mut Walk<'_>,
+    levels: &mut [u64; LEVELS],
     s: &mut Blocks<'_, K>,
 ) -> Option<usize> {
-    let max_depth = w.max_depth;
+    // Deeper is the general loop's: an error, or beyond the walk's levels.
+    let max_depth = w.max_depth.min(64 * LEVELS - 1);
     let (mut c, mut depth, mut in_array, mut open) = match at {
         Resume::Done(end) => return Some(end),
         Resume::Open { p, depth } => {
@@ -128,14 +127,14 @@ fn walk_blocks<K: Kernel, const NOTE: bool>(
                 return None;
             }
             in_array = c == b'[';
-            set_level(w.stack, depth, in_array);
+            set_level(levels, depth, in_array);
             let (n, first) = s.next()?;
             if first == close_of(in_array) {
                 depth -= 1;
                 if depth < base {
                     return Some(n + 1);
                 }
-                in_array = level_is_array(w.stack, depth);
+                in_array = level_is_array(levels, depth);
             } else {
                 let (v, vc) = if in_array { (n, first) } else { key(s, first)? };
                 match value::<K, NOTE>(b, s, v, vc, w.long, &mut string_at)? {
@@ -152,8 +151,10 @@ fn walk_blocks<K: Kernel, const NOTE: bool>(
         // Right after a value of the container at `depth`.
         loop {
             let (n, next) = s.next()?;
-            if NOTE && s.finished().0 == string_at {
+            if NOTE && string_at != 0 && s.finished().0 == string_at {
                 w.long.note(string_at, s.finished().1);
+            }
+            if NOTE {
                 string_at = 0;
             }
             if next == b',' {
@@ -172,7 +173,7 @@ fn walk_blocks<K: Kernel, const NOTE: bool>(
                 if depth < base {
                     return Some(n + 1);
                 }
-                in_array = level_is_array(w.stack, depth);
+                in_array = level_is_array(levels, depth);
             } else {
                 return None;
             }
@@ -217,13 +218,15 @@ fn value<K: Kernel, const NOTE: bool>(
             return Some(Value::Scalar);
         }
         b'[' | b'{' => return Some(Value::Open),
-        b'0'..=b'9' | b'-' => match s.kernel().digits32(b, v) {
-            Some(digits) => match number_in(b, v, digits) {
-                Some(end) => end,
-                None => number_long::<NOTE>(b, v, long)?,
-            },
-            None => number_long::<NOTE>(b, v, long)?,
-        },
+        b'0'..=b'9' | b'-' => {
+            if let Some(window) = b.get(v..).and_then(<[u8]>::first_chunk::<32>) {
+                let digits = s.kernel().digits32(window);
+                if let Some(i) = number_in(window, digits) {
+                    return DELIMITER[window[i] as usize].then_some(Value::Scalar);
+                }
+            }
+            number_long::<NOTE>(b, v, long)?
+        }
         b't' => literal(b, v, b"true")?,
         b'f' => literal(b, v, b"false")?,
         b'n' => literal(b, v, b"null")?,
@@ -240,12 +243,11 @@ fn literal(b: &[u8], p: usize, lit: &[u8]) -> Option<usize> {
     b.get(p..)?.starts_with(lit).then_some(p + lit.len())
 }
 
-/// The end of the number at `v` when it lies in the 32 bytes of `digits`
-/// (their digit mask) with one to spare; `None` otherwise (invalid, or
-/// longer: [`number_long`] decides).
+/// The length of the number starting `window` when it ends inside it with a
+/// byte to spare (`digits`: the window's digit mask); `None` otherwise
+/// (invalid, or longer: [`number_long`] decides).
 #[inline(always)]
-fn number_in(b: &[u8], v: usize, digits: u32) -> Option<usize> {
-    let window = b.get(v..)?.first_chunk::<32>()?;
+fn number_in(window: &[u8; 32], digits: u32) -> Option<usize> {
     let digits = u64::from(digits);
     // The digits from `i` on.
     let run = |i: usize| (!(digits >> i)).trailing_zeros() as usize;
@@ -284,7 +286,7 @@ fn number_in(b: &[u8], v: usize, digits: u32) -> Option<usize> {
             return None;
         }
     }
-    Some(v + i)
+    Some(i)
 }
 
 /// [`number_end`] for the numbers [`number_in`] cannot take, noted if long.
