@@ -148,35 +148,49 @@ fn walk_blocks<K: Kernel, const NOTE: bool>(
             }
         }
         open = true;
-        // Right after a value of the container at `depth`.
-        loop {
-            let (n, next) = s.next()?;
-            if NOTE && string_at != 0 && s.finished().0 == string_at {
-                w.long.note(string_at, s.finished().1);
-            }
-            if NOTE {
-                string_at = 0;
-            }
-            if next == b',' {
-                let (v, vc) = s.next()?;
-                let (v, vc) = if in_array { (v, vc) } else { key(s, vc)? };
-                match value::<K, NOTE>(b, s, v, vc, w.long, &mut string_at)? {
-                    Value::Scalar => {}
-                    Value::Open => {
-                        c = vc;
-                        depth += 1;
-                        continue 'open;
+        // Right after a value of the container at `depth`: one loop per
+        // container kind, the kind a constant in each; both leave at the
+        // container's closing bracket.
+        macro_rules! after {
+            ($array:literal, $close:literal) => {
+                loop {
+                    let (n, next) = s.next()?;
+                    if NOTE && string_at != 0 {
+                        if s.finished().0 == string_at {
+                            w.long.note(string_at, s.finished().1);
+                        }
+                        string_at = 0;
+                    }
+                    if next == b',' {
+                        let (v, vc) = s.next()?;
+                        let (v, vc) = if $array { (v, vc) } else { key(s, vc)? };
+                        match value::<K, NOTE>(b, s, v, vc, w.long, &mut string_at)? {
+                            Value::Scalar => {}
+                            Value::Open => {
+                                c = vc;
+                                depth += 1;
+                                continue 'open;
+                            }
+                        }
+                    } else if next == $close {
+                        break n;
+                    } else {
+                        return None;
                     }
                 }
-            } else if next == close_of(in_array) {
-                depth -= 1;
-                if depth < base {
-                    return Some(n + 1);
-                }
-                in_array = level_is_array(levels, depth);
+            };
+        }
+        loop {
+            let n = if in_array {
+                after!(true, b']')
             } else {
-                return None;
+                after!(false, b'}')
+            };
+            depth -= 1;
+            if depth < base {
+                return Some(n + 1);
             }
+            in_array = level_is_array(levels, depth);
         }
     }
 }
