@@ -206,7 +206,8 @@ pub(crate) struct Blocks<'a, K> {
     next: usize,
     /// The token starts of the current block not yet taken.
     bits: u64,
-    /// The last token start of the blocks before the current one.
+    /// The opening quote of the string the blocks before the current one end
+    /// in (the last token start before it), when they do.
     last: usize,
     /// All ones when the previous block ended inside a string.
     in_string: u64,
@@ -330,14 +331,17 @@ impl<'a, K: Kernel> Blocks<'a, K> {
         if self.in_string != 0 && (c.quote | c.backslash | c.high | self.escape) == 0 {
             return self.finish_string();
         }
+        self.base = at;
+        self.next = at + 64;
+        let scalar = !(c.op | c.ws);
+        let follows_scalar = (scalar << 1) | self.scalar;
+        self.scalar = scalar >> 63;
         if c.high != 0 || self.high {
             self.high = c.high != 0;
             if !self.kernel.utf8(block) {
                 return self.fail();
             }
         }
-        self.base = at;
-        self.next = at + 64;
         let escaped = if (c.backslash | self.escape) == 0 {
             0
         } else {
@@ -353,9 +357,6 @@ impl<'a, K: Kernel> Blocks<'a, K> {
         self.in_string = ((in_string as i64) >> 63) as u64;
         // String interiors and closing quotes.
         let tail_bits = in_string ^ quote;
-        let scalar = !(c.op | c.ws);
-        let follows_scalar = (scalar << 1) | self.scalar;
-        self.scalar = scalar >> 63;
         let close = quote & !in_string;
         let after_close = (close << 1) | self.close;
         self.close = close >> 63;
@@ -365,7 +366,8 @@ impl<'a, K: Kernel> Blocks<'a, K> {
             errors |= self.bad_escapes(escaped);
         }
         let starts = (c.op | (scalar & !follows_scalar)) & !tail_bits & inside;
-        if starts != 0 {
+        if self.in_string != 0 && starts != 0 {
+            // The string the block ends in starts at its last token start.
             self.last = at + 63 - starts.leading_zeros() as usize;
         }
         if errors != 0 {
