@@ -97,6 +97,13 @@ pub mod _benchable {
         crate::simd::runtime::backend()
     }
 
+    /// The structural walk on the array or object at `doc[0]` (of at most
+    /// `max_depth` levels), with each kernel this CPU runs (`portable`, and
+    /// `avx2`): where it ends, or `None` where it gives up.
+    pub fn structural_walks(doc: &[u8], max_depth: usize) -> Vec<(&'static str, Option<usize>)> {
+        crate::parse::walk::walks(doc, max_depth)
+    }
+
     /// The scalar kernel: index of the first byte in `bytes[from..]` that a string
     /// scan must stop at.
     pub fn find_special_scalar(bytes: &[u8], from: usize) -> usize {

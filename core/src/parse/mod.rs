@@ -8,7 +8,7 @@ pub(crate) mod ops;
 pub(crate) mod scan;
 #[cfg(test)]
 mod test_json;
-mod walk;
+pub(crate) mod walk;
 
 use core::fmt;
 

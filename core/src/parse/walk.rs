@@ -366,38 +366,38 @@ pub(crate) fn number_end(b: &[u8], start: usize) -> Option<usize> {
     Some(p)
 }
 
+fn run<K: Kernel>(doc: &[u8], max_depth: usize, kernel: K) -> Option<usize> {
+    let mut stack = vec![0u64; max_depth / 64 + 1];
+    let mut long = LongValues::default();
+    let mut w = Walk {
+        stack: &mut stack,
+        max_depth,
+        long: &mut long,
+    };
+    walk::<K, false>(doc, Resume::Open { p: 0, depth: 1 }, 1, &mut w, kernel)
+}
+
+/// The walk's end on the array or object at `doc[0]` (level 1), with each
+/// kernel this CPU runs: for the differential tests and the fuzz target.
+pub(crate) fn walks(doc: &[u8], max_depth: usize) -> Vec<(&'static str, Option<usize>)> {
+    #[allow(unused_mut)]
+    let mut out = vec![("portable", run(doc, max_depth, super::blocks::Portable))];
+    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+    if crate::simd::has_avx2() {
+        // SAFETY: AVX2 and PCLMULQDQ, just detected.
+        out.push((
+            "avx2",
+            run(doc, max_depth, unsafe { super::blocks::Avx2::new() }),
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::blocks::Portable;
     use crate::parse::scan::general_value_end;
     use crate::parse::test_json::value;
-
-    fn run<K: Kernel>(doc: &[u8], max_depth: usize, kernel: K) -> Option<usize> {
-        let mut stack = vec![0u64; max_depth / 64 + 1];
-        let mut long = LongValues::default();
-        let mut w = Walk {
-            stack: &mut stack,
-            max_depth,
-            long: &mut long,
-        };
-        walk::<K, false>(doc, Resume::Open { p: 0, depth: 1 }, 1, &mut w, kernel)
-    }
-
-    /// The walk's end on `doc` with each kernel this CPU runs.
-    fn walks(doc: &[u8], max_depth: usize) -> Vec<(&'static str, Option<usize>)> {
-        #[allow(unused_mut)]
-        let mut out = vec![("portable", run(doc, max_depth, Portable))];
-        #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
-        if crate::simd::has_avx2() {
-            // SAFETY: AVX2 and PCLMULQDQ, just detected.
-            out.push((
-                "avx2",
-                run(doc, max_depth, unsafe { super::super::blocks::Avx2::new() }),
-            ));
-        }
-        out
-    }
 
     /// Whatever a walk accepts, the general loop accepts, ending at the same
     /// place; on a valid document that ends with its value, the vector walk
