@@ -177,6 +177,10 @@ const SAMPLE_BLOCKS: usize = 4;
 /// literals, or bytes >= 0x80, which the window loop takes a byte or a
 /// character at a time and the walk on its masks. Strings of ASCII (hex, text,
 /// base64) and short keys are the window loop's (one mask for many).
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri))),
+    allow(dead_code) // the walk runs on the AVX2 kernel only
+)]
 #[inline(always)]
 pub(crate) fn walk_pays<K: Kernel>(b: &[u8], at: usize, kernel: K) -> bool {
     let mut in_string = 0u64;
