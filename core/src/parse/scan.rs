@@ -989,10 +989,8 @@ impl<'a, 's> Scanner<'a, 's> {
         let at = if self.compact && self.bytes.len() >= WINDOW_MIN {
             if self.bytes.len() - self.pos <= PADDED_MAX {
                 self.nested_padded::<NOTE>(base, depth)
-            } else if let Some(at) = self.nested_walk::<NOTE>(base, depth) {
-                at
             } else {
-                self.nested_window::<NOTE>(self.bytes, self.pos, base, depth)
+                self.nested_long::<NOTE>(base, depth)
             }
         } else {
             Resume::Open { p: self.pos, depth }
@@ -1015,7 +1013,7 @@ impl<'a, 's> Scanner<'a, 's> {
         let mut buf = [MaybeUninit::uninit(); PADDED_BUF];
         let pos = self.pos;
         let pad = padded(&mut buf, self.bytes, pos);
-        match self.nested_window::<NOTE>(pad, 0, base, depth) {
+        match self.nested_window::<NOTE>(pad, 0, base, depth, usize::MAX) {
             Resume::Done(i) => Resume::Done(pos + i),
             Resume::Open { p, depth } => Resume::Open { p: pos + p, depth },
             Resume::After { p, depth, in_array } => Resume::After {
@@ -1034,13 +1032,14 @@ impl<'a, 's> Scanner<'a, 's> {
         p: usize,
         base: usize,
         depth: usize,
+        stop: usize,
     ) -> Resume {
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
         if simd::has_avx2() {
             // SAFETY: AVX2, BMI1 and BMI2 were detected on this CPU.
-            return unsafe { self.nested_window_avx2::<NOTE>(b, p, base, depth) };
+            return unsafe { self.nested_window_avx2::<NOTE>(b, p, base, depth, stop) };
         }
-        self.nested_window_portable::<NOTE>(b, p, base, depth)
+        self.nested_window_portable::<NOTE>(b, p, base, depth, stop)
     }
 
     /// [`Scanner::nested_window_with`] on the portable kernel (one copy for
@@ -1052,8 +1051,9 @@ impl<'a, 's> Scanner<'a, 's> {
         p: usize,
         base: usize,
         depth: usize,
+        stop: usize,
     ) -> Resume {
-        self.nested_window_with::<NOTE>(b, p, base, depth, simd::special_mask64)
+        self.nested_window_with::<NOTE>(b, p, base, depth, stop, simd::special_mask64)
     }
 
     /// [`Scanner::nested_window_with`] compiled for AVX2 (and BMI1/BMI2: shifts
@@ -1071,9 +1071,10 @@ impl<'a, 's> Scanner<'a, 's> {
         p: usize,
         base: usize,
         depth: usize,
+        stop: usize,
     ) -> Resume {
         // SAFETY: AVX2 is this function's caller's guarantee.
-        self.nested_window_with::<NOTE>(b, p, base, depth, |block| unsafe {
+        self.nested_window_with::<NOTE>(b, p, base, depth, stop, |block| unsafe {
             simd::avx2::special_mask64(block)
         })
     }
@@ -1096,6 +1097,7 @@ impl<'a, 's> Scanner<'a, 's> {
         mut p: usize,
         base: usize,
         mut depth: usize,
+        stop: usize,
         mask: impl Fn(&[u8; 64]) -> u64,
     ) -> Resume {
         let max_depth = self.max_depth;
@@ -1106,6 +1108,8 @@ impl<'a, 's> Scanner<'a, 's> {
             return Resume::Open { p, depth };
         }
         let fast_end = b.len() - 64;
+        // No array or object opens at or past `stop` (nor at `fast_end`).
+        let open_end = fast_end.min(stop);
         // Window's invariant: the mask is of `b[p..p + 64]`, or 0.
         let mut w = Window {
             at: p,
@@ -1131,11 +1135,11 @@ impl<'a, 's> Scanner<'a, 's> {
             }
             // At the array or object opening at `p`, of level `depth`.
             tick(1);
-            if p >= fast_end || depth > max_depth {
+            if p >= open_end || depth > max_depth {
                 return Resume::Open { p, depth };
             }
             let t = p;
-            // SAFETY: `p < fast_end < b.len()`, checked above.
+            // SAFETY: `p < open_end <= fast_end < b.len()`, checked above.
             in_array = unsafe { at(b, p) } == b'[';
             // SAFETY: `depth <= max_depth` (checked above) and `max_depth / 64 <
             // stack.len()` (checked at the start).
@@ -1370,25 +1374,66 @@ impl<'a, 's> Scanner<'a, 's> {
         }
     }
 
-    /// The structural walk ([`super::walk`]) on the nested value at `pos`,
-    /// of level `depth`, when at least [`WALK_MIN`] bytes follow, the CPU runs
+    /// The nested value at `pos` (of level `depth`, with more than
+    /// [`PADDED_MAX`] bytes left) by the structural walk where it pays, else the
+    /// window loop: the walk when a sample of the value's start says so
+    /// ([`Scanner::nested_walk`]), else the window loop, which stops at the
+    /// first array or object opening [`WALK_RESAMPLE`] bytes on, where the
+    /// walk's sample is taken again, and so on at twice the distance each time
+    /// (a document's start is often unlike its bulk: a header of names before a
+    /// mass of numbers). Where to go on from, as [`Scanner::nested_window`].
+    #[inline(always)]
+    fn nested_long<const NOTE: bool>(&mut self, base: usize, depth: usize) -> Resume {
+        let b = self.bytes;
+        let (mut p, mut depth) = (self.pos, depth);
+        let mut distance = WALK_RESAMPLE;
+        loop {
+            if let Some(at) = self.nested_walk::<NOTE>(p, base, depth) {
+                return at;
+            }
+            // Only where enough is left for the walk to win back a sample's
+            // cost (measured: a 4 KB message loses 3% to one).
+            let stop = match p.checked_add(distance) {
+                Some(stop) if b.len().saturating_sub(stop) >= 4 * WALK_MIN => stop,
+                _ => usize::MAX,
+            };
+            match self.nested_window::<NOTE>(b, p, base, depth, stop) {
+                // Stopped at `stop`, not at the input's end nor the depth limit.
+                Resume::Open { p: q, depth: d }
+                    if q >= stop && q + 64 < b.len() && d <= self.max_depth =>
+                {
+                    (p, depth) = (q, d);
+                    distance = distance.saturating_mul(2);
+                }
+                at => return at,
+            }
+        }
+    }
+
+    /// The structural walk ([`super::walk`]) on the array or object at `p`, of
+    /// level `depth`, when at least [`WALK_MIN`] bytes follow, the CPU runs
     /// the walk, and a sample of the value's start shows the bytes the walk is
     /// faster on ([`blocks::walk_pays`]): where to go on from, the value's end
     /// ([`Resume::Done`]), or its start for the general loop if the walk gave
     /// up; `None` to leave the value to the window loop.
     #[inline(always)]
-    fn nested_walk<const NOTE: bool>(&mut self, base: usize, depth: usize) -> Option<Resume> {
+    fn nested_walk<const NOTE: bool>(
+        &mut self,
+        p: usize,
+        base: usize,
+        depth: usize,
+    ) -> Option<Resume> {
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
-        if self.bytes.len() - self.pos >= WALK_MIN && simd::has_avx2() {
-            let at = Resume::Open { p: self.pos, depth };
+        if self.bytes.len() - p >= WALK_MIN && simd::has_avx2() {
             // SAFETY: AVX2, BMI1, BMI2 and PCLMULQDQ were detected on this CPU.
-            return unsafe { self.walk_avx2::<NOTE>(at, base) };
+            return unsafe { self.walk_avx2::<NOTE>(Resume::Open { p, depth }, base) };
         }
-        let _ = (base, depth);
+        let _ = (p, base, depth);
         None
     }
 
-    /// [`walk::walk`] compiled for AVX2, on the AVX2 kernel.
+    /// [`walk::walk`] compiled for AVX2, on the AVX2 kernel, from the
+    /// opening `at` (a [`Resume::Open`]).
     ///
     /// # Safety
     /// - The CPU must support AVX2, BMI1, BMI2 and PCLMULQDQ
@@ -1397,10 +1442,15 @@ impl<'a, 's> Scanner<'a, 's> {
     #[target_feature(enable = "avx2,bmi1,bmi2,pclmulqdq")]
     #[inline(never)]
     unsafe fn walk_avx2<const NOTE: bool>(&mut self, at: Resume, base: usize) -> Option<Resume> {
+        let Resume::Open { p, .. } = at else {
+            return None;
+        };
         // SAFETY: AVX2 and PCLMULQDQ, this function's caller's guarantee.
-        if !blocks::walk_pays(self.bytes, self.pos, unsafe { blocks::Avx2::new() }) {
+        if !blocks::walk_pays(self.bytes, p, unsafe { blocks::Avx2::new() }) {
             return None;
         }
+        #[cfg(test)]
+        WALKS.set(WALKS.get() + 1);
         let mut w = walk::Walk {
             stack: self.stack,
             max_depth: self.max_depth,
@@ -1484,6 +1534,16 @@ fn unexpected(b: &[u8], p: usize) -> Fail {
 /// walk is considered ([`Scanner::nested_walk`]): shorter values (most) never
 /// pay for its sample and set-up.
 const WALK_MIN: usize = 2048;
+
+#[cfg(test)]
+thread_local! {
+    /// How many structural walks this thread started (for the tests).
+    static WALKS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+/// How far into a long value the window loop goes before the walk's sample
+/// is taken again ([`Scanner::nested_long`]).
+const WALK_RESAMPLE: usize = 1024;
 
 /// Messages shorter than this never take the window loop: its set-up (one
 /// 64-byte mask) would not pay, and they have few bytes 64 from their end.
@@ -2430,8 +2490,9 @@ mod text_tests {
 
 #[cfg(test)]
 mod window_tests {
-    use super::Scanner;
+    use super::{Scanner, WALKS};
     use crate::parse::test_json::value;
+    use crate::simd;
 
     fn verdict(input: &[u8], max_depth: usize, general: bool) -> String {
         let mut stack = vec![0u64; max_depth / 64 + 1];
@@ -2453,8 +2514,8 @@ mod window_tests {
         format!("{v:?} {entries:?}")
     }
 
-    /// Messages long enough for the structural walk (the window loop hands
-    /// over to it [`super::WALK_AFTER`] bytes into a nested value): the same
+    /// Messages long enough for the structural walk (from a nested value's
+    /// start, or where the window loop hands over to it): the same
     /// verdicts as the general loop alone, and the same long values noted, on
     /// generated params (compact and with whitespace), truncated, and with a
     /// troublemaker byte written over positions all along.
@@ -2468,14 +2529,44 @@ mod window_tests {
         ];
         for round in 0..rounds {
             let ws = round % 2 == 1;
+            // Half the rounds open with a header of strings, which the first
+            // sample refuses, and go on long enough for a later one.
+            let header = round % 4 >= 2;
             let mut v = br#"{"jsonrpc":"2.0","method":"ingest","params":["#.to_vec();
+            if header {
+                v.extend_from_slice(br#"{"names":["#);
+                for i in 0..40 {
+                    let sep = if i > 0 { "," } else { "" };
+                    v.extend_from_slice(
+                        format!("{sep}\"name number {i} of the header\"").as_bytes(),
+                    );
+                }
+                v.extend_from_slice(b"]},");
+            }
+            let size = if header { 14_000 } else { 6000 };
             let mut first = true;
-            while v.len() < 6000 {
+            while v.len() < size {
                 if !first {
                     v.push(b',');
                 }
                 first = false;
-                value(&mut next, 2, ws, &mut v);
+                if header {
+                    // A body the window loop goes through (numbers and
+                    // literals, short ASCII keys) up to where it stops.
+                    let nums = [
+                        "-65.613616999999977",
+                        "0",
+                        "1e5",
+                        "-0.5E-3",
+                        "true",
+                        "120933",
+                    ];
+                    let n = nums[next() % nums.len()];
+                    let sp = if ws { " " } else { "" };
+                    v.extend_from_slice(format!("[{n},{sp}{n}],{{\"k\":{n}}}").as_bytes());
+                } else {
+                    value(&mut next, 2, ws, &mut v);
+                }
             }
             // A long string and a long number, to be noted.
             v.extend_from_slice(b",\"");
@@ -2485,7 +2576,11 @@ mod window_tests {
             v.extend_from_slice(br#"],"id":1}"#);
             let want = verdict_long(&v, true);
             assert!(want.starts_with("Ok(())"), "{want}");
+            let walks = WALKS.get();
             assert_eq!(verdict_long(&v, false), want);
+            if header && simd::has_avx2() && !cfg!(miri) {
+                assert!(WALKS.get() > walks, "no walk after the header");
+            }
             for _ in 0..cuts {
                 let w = &v[..next() % v.len()];
                 assert_eq!(verdict_long(w, false), verdict_long(w, true));
