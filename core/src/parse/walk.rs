@@ -125,7 +125,6 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
                 return None;
             }
             in_array = c == b'[';
-            set_level(levels, depth, in_array);
             let (n, first) = t.next(s)?;
             if first == close_of(in_array) {
                 depth -= 1;
@@ -143,6 +142,9 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
                     Value::Scalar => {}
                     Value::Open => {
                         c = vc;
+                        // A level's kind is kept only when a level opens inside it
+                        // (none in the innermost arrays and objects: most).
+                        set_level(levels, depth, in_array);
                         depth += 1;
                         continue 'open;
                     }
@@ -164,6 +166,7 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
                             Value::Scalar => {}
                             Value::Open => {
                                 c = vc;
+                                set_level(levels, depth, in_array);
                                 depth += 1;
                                 continue 'open;
                             }
