@@ -376,10 +376,7 @@ impl RouterBuilder {
 /// A typed handler's params: absent params deserialize from `null`; a mismatch is
 /// -32602 with a `data` object saying what did not fit.
 fn typed_params<P: DeserializeOwned>(call: &Call<'_>) -> Result<P, RpcError> {
-    match call.params() {
-        Some(params) => Ok(params.parse()?),
-        None => serde_json::from_slice(b"null").map_err(RpcError::invalid_params),
-    }
+    Ok(crate::params::parse_or_null(call.params())?)
 }
 
 /// Boxes a handler's future, serializing its result when it completes.
