@@ -1006,7 +1006,10 @@ impl<'de> de::MapAccess<'de> for RawMap<'de> {
 /// assert_eq!(to, "to");
 /// assert_eq!(body.as_bytes(), br#"{"a": [1, 2]}"#);
 /// ```
-impl<'de> Deserialize<'de> for RawValue<'de> {
+///
+/// In a struct of your own, a `RawValue<'a>` field needs `#[serde(borrow)]`
+/// (as serde_json's `&'a RawValue` does).
+impl<'de: 'a, 'a> Deserialize<'de> for RawValue<'a> {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
         d.deserialize_newtype_struct(RAW_TOKEN, RawVisitor)
     }
