@@ -673,7 +673,10 @@ impl<'de> Deserialize<'de> for SubtractArgs {
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("[minuend, subtrahend] or {\"minuend\", \"subtrahend\"}")
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<SubtractArgs, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<SubtractArgs, A::Error> {
                 let bad = || serde::de::Error::invalid_length(2, &self);
                 let a: TypedNum = seq.next_element()?.ok_or_else(bad)?;
                 let b: TypedNum = seq.next_element()?.ok_or_else(bad)?;
@@ -683,7 +686,9 @@ impl<'de> Deserialize<'de> for SubtractArgs {
                 Ok(SubtractArgs(a.0, b.0))
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SubtractArgs, A::Error> {
-                let n = Named::<TypedNum>::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                let n = Named::<TypedNum>::deserialize(
+                    serde::de::value::MapAccessDeserializer::new(map),
+                )?;
                 Ok(SubtractArgs(n.minuend.0, n.subtrahend.0))
             }
         }
@@ -702,7 +707,10 @@ impl<'de> Deserialize<'de> for SumArgs {
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an array of finite numbers")
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<SumArgs, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<SumArgs, A::Error> {
                 let mut acc = Num::Int(0);
                 while let Some(TypedNum(n)) = seq.next_element()? {
                     acc = acc
@@ -737,7 +745,9 @@ fn typed_invalid() -> RpcError {
 /// their params read by serde (`typed`, or `typed_ref` where they borrow).
 pub fn typed_router() -> Arc<Router> {
     let mut b = Router::builder()
-        .typed("subtract", |SubtractArgs(a, b)| a.sub(b).ok_or_else(typed_invalid))
+        .typed("subtract", |SubtractArgs(a, b)| {
+            a.sub(b).ok_or_else(typed_invalid)
+        })
         .typed("sum", |SumArgs(n)| Ok(n))
         .typed("get_data", |_: IgnoredAny| Ok(GET_DATA))
         .typed_ref::<(&str, &str), _, _>("eth_getBalance", |(a, b)| {

@@ -49,25 +49,37 @@ const RECURSION_LIMIT: usize = 128;
 
 /// Why deserializing failed: serde's message, and where (an offset into the
 /// bytes being read, once known).
+/// (Boxed: a `Result` of this stays a word or two wide on the success path.)
 #[derive(Debug)]
-pub(crate) struct Error {
+pub(crate) struct Error(Box<ErrorInner>);
+
+#[derive(Debug)]
+struct ErrorInner {
     msg: String,
     at: Option<usize>,
 }
 
 impl Error {
+    #[cold]
     fn at(msg: impl fmt::Display, at: usize) -> Self {
-        Error {
+        Error(Box::new(ErrorInner {
             msg: msg.to_string(),
             at: Some(at),
-        }
+        }))
+    }
+
+    /// The error placed at `at`.
+    #[cold]
+    fn placed(mut self, at: usize) -> Self {
+        self.0.at = Some(at);
+        self
     }
 
     /// The message with its place: `... at line L column C`, as serde_json
     /// words it (lines and columns of the params text, from 1).
     pub(crate) fn describe(&self, b: &[u8]) -> String {
-        let Some(at) = self.at else {
-            return self.msg.clone();
+        let Some(at) = self.0.at else {
+            return self.0.msg.clone();
         };
         let before = &b[..at.min(b.len())];
         let line = 1 + before.iter().filter(|&&c| c == b'\n').count();
@@ -76,24 +88,25 @@ impl Error {
                 .iter()
                 .rposition(|&c| c == b'\n')
                 .map_or(0, |i| i + 1);
-        format!("{} at line {line} column {column}", self.msg)
+        format!("{} at line {line} column {column}", self.0.msg)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.msg)
+        f.write_str(&self.0.msg)
     }
 }
 
 impl std::error::Error for Error {}
 
 impl de::Error for Error {
+    #[cold]
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        Error {
+        Error(Box::new(ErrorInner {
             msg: msg.to_string(),
             at: None,
-        }
+        }))
     }
 }
 
@@ -110,6 +123,7 @@ pub(crate) fn from_validated<'de, T: Deserialize<'de>>(
         scratch: Vec::new(),
         depth: 0,
         top_checked: false,
+        seen: Seen::default(),
     };
     let start = skip_ws(b, 0);
     let is_object = b.get(start) == Some(&b'{');
@@ -135,7 +149,7 @@ pub(crate) fn from_validated<'de, T: Deserialize<'de>>(
             if is_object {
                 names()?;
             }
-            e.at.get_or_insert(de.pos);
+            e.0.at.get_or_insert(de.pos);
             Err(ParamsError::mismatch(e.describe(b)))
         }
     }
@@ -153,6 +167,8 @@ struct Deserializer<'de> {
     depth: usize,
     /// The top-level object was walked to its end with no name repeated.
     top_checked: bool,
+    /// The top-level object's names met so far.
+    seen: Seen<'de>,
 }
 
 impl<'de> Deserializer<'de> {
@@ -200,15 +216,34 @@ impl<'de> Deserializer<'de> {
         };
         // As serde_json: where the value ends (a string or number read), or
         // just past its first byte.
-        Error {
-            msg: e.msg,
-            at: Some(self.pos.max(at + 1)),
-        }
+        e.placed(self.pos.max(at + 1))
     }
 
     /// The number at `pos`, consumed.
+    #[inline]
     fn number(&mut self) -> Result<Number> {
         let at = self.pos;
+        // The common case inline: a short non-negative integer and a delimiter.
+        let b = self.b;
+        let mut p = at;
+        let mut v: u64 = 0;
+        while let Some(&c @ b'0'..=b'9') = b.get(p) {
+            if p - at == 18 {
+                break;
+            }
+            v = v * 10 + u64::from(c - b'0');
+            p += 1;
+        }
+        if p > at
+            && (p == at + 1 || b[at] != b'0')
+            && matches!(
+                b.get(p),
+                None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')
+            )
+        {
+            self.pos = p;
+            return Ok(Number::U(v));
+        }
         let (n, end) = number_or_error(self.b, at)?;
         self.pos = end;
         Ok(n)
@@ -230,7 +265,7 @@ impl<'de> Deserializer<'de> {
         let end = skip_string(b, at);
         self.pos = end;
         let body = b.get(at + 1..end.saturating_sub(1)).unwrap_or_default();
-        decode(body, &mut self.scratch).map_err(|e| Error { at: Some(at), ..e })
+        decode(body, &mut self.scratch).map_err(|e| e.placed(at))
     }
 
     /// Steps into an array or object (`pos` at its bracket).
@@ -270,7 +305,7 @@ impl<'de> Deserializer<'de> {
         self.enter()?;
         let top = self.depth == 1;
         let v = visitor.visit_map(Map {
-            seen: top.then(Seen::default),
+            top,
             de: self,
             first: true,
         })?;
@@ -405,16 +440,37 @@ impl<'de> Text<'de, '_> {
     }
 }
 
+/// `b` as text: plain ASCII (most names and many values) without a second
+/// look, anything else through `str::from_utf8`.
+#[inline]
 fn utf8(b: &[u8], at: usize) -> Result<&str> {
+    if crate::write::is_plain_ascii(b) {
+        // SAFETY: `is_plain_ascii` is true only when every byte is below 0x80,
+        // and ASCII is valid UTF-8 (whatever else the bytes are).
+        return Ok(unsafe { core::str::from_utf8_unchecked(b) });
+    }
     core::str::from_utf8(b).map_err(|_| Error::at("invalid unicode code point", at))
 }
 
 /// Decodes the escaped string body `body` (borrowed as is if it has no
 /// backslash). A lone surrogate escape is an error, as in serde_json.
+#[inline]
 fn decode<'de, 's>(body: &'de [u8], scratch: &'s mut Vec<u8>) -> Result<Text<'de, 's>> {
-    if !body.contains(&b'\\') {
+    if crate::write::is_plain_ascii(body) {
+        // SAFETY: as in `utf8`: every byte is ASCII.
+        return Ok(Text::Borrowed(unsafe {
+            core::str::from_utf8_unchecked(body)
+        }));
+    }
+    if !super::has_backslash(body) {
         return utf8(body, 0).map(Text::Borrowed);
     }
+    decode_escaped(body, scratch)
+}
+
+/// [`decode`] of a body with escapes, out of line.
+#[inline(never)]
+fn decode_escaped<'de, 's>(body: &[u8], scratch: &'s mut Vec<u8>) -> Result<Text<'de, 's>> {
     scratch.clear();
     // Decoding never grows a JSON string.
     scratch.resize(body.len(), 0);
@@ -534,9 +590,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                     Text::Borrowed(s) => visitor.visit_enum(UnitOnly(BorrowedStr::new(s))),
                     Text::Decoded(s) => visitor.visit_enum(UnitOnly(s.into_deserializer())),
                 };
-                v.map_err(|e: Error| Error {
-                    at: e.at.or(Some(at)),
-                    ..e
+                v.map_err(|mut e: Error| {
+                    e.0.at.get_or_insert(at);
+                    e
                 })
             }
             b'{' => {
@@ -670,23 +726,24 @@ impl<'de> de::SeqAccess<'de> for Seq<'_, 'de> {
     }
 }
 
-/// The names of the top-level object seen so far (the first [`Seen::SMALL`];
-/// beyond them the walk over the names after deserializing decides).
+/// The names of the top-level object seen so far, each with whether it has
+/// an escape (the first [`Seen::SMALL`]; beyond them the walk over the names
+/// after deserializing decides).
 #[derive(Default)]
 struct Seen<'de> {
-    keys: [&'de [u8]; Seen::SMALL],
+    keys: [(&'de [u8], bool); Seen::SMALL],
     n: usize,
 }
 
 impl Seen<'_> {
-    const SMALL: usize = 32;
+    const SMALL: usize = 8;
 }
 
 struct Map<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     first: bool,
-    /// Only for the top-level object.
-    seen: Option<Seen<'de>>,
+    /// This is the top-level object (its names are checked for repeats).
+    top: bool,
 }
 
 impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
@@ -697,8 +754,8 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         let de = &mut *self.de;
         let mut c = de.peek()?;
         if c == b'}' {
-            if let Some(seen) = &self.seen {
-                de.top_checked = seen.n < Seen::SMALL;
+            if self.top {
+                de.top_checked = de.seen.n < Seen::SMALL;
             }
             return Ok(None);
         }
@@ -713,8 +770,8 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         let at = de.pos;
         let end = skip_string(de.b, at);
         let body = de.b.get(at + 1..end - 1).unwrap_or_default();
-        if let Some(seen) = &mut self.seen {
-            seen_check(seen, body, at)?;
+        if self.top {
+            seen_check(&mut de.seen, body, at)?;
         }
         // Past the `:`.
         de.pos = skip_ws(de.b, end) + 1;
@@ -733,17 +790,22 @@ fn seen_check<'de>(seen: &mut Seen<'de>, body: &'de [u8], at: usize) -> Result<(
     if seen.n == Seen::SMALL {
         return Ok(());
     }
+    let escaped = super::has_backslash(body);
     let key = Key { inner: body };
-    if seen.keys[..seen.n]
-        .iter()
-        .any(|&k| Key { inner: k }.eq_key(&key))
-    {
+    let repeat = |&(k, e): &(&[u8], bool)| {
+        if e || escaped {
+            Key { inner: k }.eq_key(&key)
+        } else {
+            k == body
+        }
+    };
+    if seen.keys[..seen.n].iter().any(repeat) {
         return Err(Error::at(
             format!("duplicate member `{}`", String::from_utf8_lossy(body)),
             at,
         ));
     }
-    seen.keys[seen.n] = body;
+    seen.keys[seen.n] = (body, escaped);
     seen.n += 1;
     Ok(())
 }
@@ -762,16 +824,14 @@ impl<'de> KeyDe<'_, 'de> {
     fn numeric<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match number_or_error(self.body, 0) {
             Ok((n, end)) if end == self.body.len() => n.visit(visitor),
-            Err(e) if e.msg == "number out of range" => Err(Error::at(e.msg, self.at)),
+            Err(e) if e.0.msg == "number out of range" => Err(e.placed(self.at)),
             _ => Err(Error::at("expected numeric key", self.at)),
         }
     }
 
     fn text(&mut self) -> Result<Text<'de, '_>> {
-        decode(self.body, &mut self.de.scratch).map_err(|e| Error {
-            at: Some(self.at),
-            ..e
-        })
+        let at = self.at;
+        decode(self.body, &mut self.de.scratch).map_err(|e| e.placed(at))
     }
 }
 
@@ -826,10 +886,8 @@ impl<'de> de::Deserializer<'de> for KeyDe<'_, 'de> {
             _ => {
                 let at = self.at;
                 let text = self.text()?;
-                Err(Error {
-                    at: Some(at),
-                    ..de::Error::invalid_type(Unexpected::Str(text.as_str()), &visitor)
-                })
+                let e: Error = de::Error::invalid_type(Unexpected::Str(text.as_str()), &visitor);
+                Err(e.placed(at))
             }
         }
     }
@@ -869,9 +927,13 @@ impl<'de> de::Deserializer<'de> for KeyDe<'_, 'de> {
         self.deserialize_bytes(visitor)
     }
 
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
     forward_to_deserialize_any! {
         char str string unit unit_struct seq tuple tuple_struct map struct
-        identifier ignored_any
+        identifier
     }
 }
 
@@ -938,7 +1000,7 @@ impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
         let mut map = Map {
             de: &mut *self.de,
             first: true,
-            seen: None,
+            top: false,
         };
         match de::MapAccess::next_key_seed(&mut map, seed)? {
             Some(v) => Ok((v, self)),
