@@ -787,27 +787,29 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
 /// Records `body`, a top-level member name at `at`, refusing a repeat.
 #[inline]
 fn seen_check<'de>(seen: &mut Seen<'de>, body: &'de [u8], at: usize) -> Result<()> {
-    if seen.n == Seen::SMALL {
+    let n = seen.n;
+    if n == Seen::SMALL {
         return Ok(());
     }
     let escaped = super::has_backslash(body);
-    let key = Key { inner: body };
-    let repeat = |&(k, e): &(&[u8], bool)| {
-        if e || escaped {
-            Key { inner: k }.eq_key(&key)
-        } else {
-            k == body
+    for &(k, e) in &seen.keys[..n] {
+        // The same bytes are the same name; different bytes can be only
+        // through an escape.
+        if k == body || ((e || escaped) && Key { inner: k }.eq_key(&Key { inner: body })) {
+            return Err(repeated(body, at));
         }
-    };
-    if seen.keys[..seen.n].iter().any(repeat) {
-        return Err(Error::at(
-            format!("duplicate member `{}`", String::from_utf8_lossy(body)),
-            at,
-        ));
     }
-    seen.keys[seen.n] = (body, escaped);
-    seen.n += 1;
+    seen.keys[n] = (body, escaped);
+    seen.n = n + 1;
     Ok(())
+}
+
+#[cold]
+fn repeated(body: &[u8], at: usize) -> Error {
+    Error::at(
+        format!("duplicate member `{}`", String::from_utf8_lossy(body)),
+        at,
+    )
 }
 
 /// A member name, read as serde_json reads it: a string, or, for an integer,
