@@ -268,6 +268,29 @@ impl<'de> Deserializer<'de> {
         decode(body, &mut self.scratch).map_err(|e| e.placed(at))
     }
 
+    /// The value at `pos`, whose first byte is `c`, to `visitor`.
+    #[inline]
+    fn any<V: Visitor<'de>>(&mut self, c: u8, visitor: V) -> Result<V::Value> {
+        match c {
+            b'n' => {
+                self.pos += 4;
+                visitor.visit_unit()
+            }
+            b't' => {
+                self.pos += 4;
+                visitor.visit_bool(true)
+            }
+            b'f' => {
+                self.pos += 5;
+                visitor.visit_bool(false)
+            }
+            b'"' => self.string()?.visit(visitor),
+            b'[' => self.seq(visitor),
+            b'{' => self.map(visitor),
+            _ => self.number()?.visit(visitor),
+        }
+    }
+
     /// Steps into an array or object (`pos` at its bracket).
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
@@ -490,7 +513,7 @@ macro_rules! strict {
             #[inline]
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
                 match self.peek()? {
-                    $first => de::Deserializer::deserialize_any(self, visitor),
+                    c @ ($first) => self.any(c, visitor),
                     _ => Err(self.unexpected(&visitor)),
                 }
             }
@@ -503,24 +526,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.peek()? {
-            b'n' => {
-                self.pos += 4;
-                visitor.visit_unit()
-            }
-            b't' => {
-                self.pos += 4;
-                visitor.visit_bool(true)
-            }
-            b'f' => {
-                self.pos += 5;
-                visitor.visit_bool(false)
-            }
-            b'"' => self.string()?.visit(visitor),
-            b'[' => self.seq(visitor),
-            b'{' => self.map(visitor),
-            _ => self.number()?.visit(visitor),
-        }
+        let c = self.peek()?;
+        self.any(c, visitor)
     }
 
     fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
