@@ -121,8 +121,15 @@ impl RouterBuilder {
 
     /// Registers a typed handler: params are deserialized into `P` (absent params
     /// deserialize from `null`, so `()` and `Option<_>` accept them); a mismatch is
-    /// answered -32602 with a `data` object saying what did not fit; `R` is serialized
-    /// straight into the response buffer.
+    /// answered -32602 with a `data` object saying what did not fit (and where:
+    /// line and column in the params); `R` is serialized straight into the
+    /// response buffer.
+    ///
+    /// The params are read once, by a serde deserializer over the bytes the
+    /// parser validated ([`Params::parse`](crate::Params::parse)), numbers
+    /// mapped as serde_json maps them. For params that borrow from the message
+    /// (`&str`, `Cow<str>`, [`RawValue`](crate::RawValue)) use
+    /// [`RouterBuilder::typed_ref`].
     pub fn typed<P, R, F>(self, name: &str, f: F) -> Self
     where
         P: DeserializeOwned,
@@ -148,6 +155,11 @@ impl RouterBuilder {
     /// (`for<'de> Fn(P::Of<'de>)`), and Rust cannot infer the family from a
     /// closure's annotation (`|(a, b): (&str, &str)|` could come from many), so
     /// `P` is given: `typed_ref::<(&str, &str), _, _>`.
+    ///
+    /// The result `R` cannot borrow from the params (it is one type for every
+    /// message, and a closure's return type cannot name its argument's
+    /// lifetime): return owned values, or write through
+    /// [`RouterBuilder::method`]'s [`ResultWriter`] for a zero-copy echo.
     ///
     /// ```
     /// use switchboard::{RawValue, Router, RpcError, Session};
