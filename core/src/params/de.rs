@@ -513,7 +513,7 @@ macro_rules! strict {
             #[inline]
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
                 match self.peek()? {
-                    c @ ($first) => self.any(c, visitor),
+                    c @ $first => self.any(c, visitor),
                     _ => Err(self.unexpected(&visitor)),
                 }
             }
