@@ -635,7 +635,23 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.peek()?;
+        let c = self.peek()?;
+        if self.depth == 0 {
+            // The whole input is this one value: nothing to skip, only the
+            // top-level names to check (one walk over them).
+            if c == b'{' {
+                let members = Members {
+                    b: &self.b[self.pos..],
+                    pos: 1,
+                };
+                if check_unique(members).is_err() {
+                    return Err(self.error("duplicate member"));
+                }
+                self.top_checked = true;
+            }
+            self.pos = self.b.len();
+            return visitor.visit_unit();
+        }
         self.pos = skip_value(self.b, self.pos).min(self.b.len());
         visitor.visit_unit()
     }
