@@ -1576,6 +1576,56 @@ mod tests {
         }
     }
 
+    /// The typed handlers (`switchboard_typed`) answer every workload, every
+    /// corpus file and the invalid params of each method as the raw ones do.
+    #[test]
+    fn typed_handlers_answer_like_the_raw_ones() {
+        let mut all = rpc_workloads();
+        all.extend(
+            corpus::file_names()
+                .iter()
+                .map(|f| rpc_workload(f).unwrap()),
+        );
+        let call = |method: &str, params: &str| {
+            format!(r#"{{"jsonrpc":"2.0","method":"{method}","params":{params},"id":7}}"#)
+        };
+        for (method, params) in [
+            ("subtract", "[1]"),
+            ("subtract", "[1,2,3]"),
+            ("subtract", r#"[1,"x"]"#),
+            ("subtract", r#"{"minuend":1}"#),
+            ("subtract", r#"{"minuend":1,"subtrahend":2,"x":3}"#),
+            ("subtract", r#"{"minuend":1.5,"subtrahend":2}"#),
+            ("subtract", "[9223372036854775807,-1]"),
+            ("sum", "[1,2.5,-3]"),
+            ("sum", r#"[1,"2"]"#),
+            ("sum", r#"{"a":1}"#),
+            ("eth_getBalance", r#"["0x1","latest"]"#),
+            (
+                "eth_getBalance",
+                r#"["0x0000000000000000000000000000000000000000","nope"]"#,
+            ),
+            ("tools/call", r#"{"arguments":{}}"#),
+            ("tools/call", r#"{"name":"t\u00e9","arguments":{"a":1}}"#),
+            ("tools/call", r#"{"name":"t","arguments":[]}"#),
+            ("get_data", "[]"),
+        ] {
+            all.push(rpc_workload_of(
+                "typed_case",
+                call(method, params).into_bytes(),
+            ));
+        }
+        for w in &all {
+            let got = check(&mut SwitchboardTyped::new(), w);
+            assert!(
+                got.is_ok(),
+                "{}: {}",
+                String::from_utf8_lossy(&w.bytes),
+                got.unwrap_err()
+            );
+        }
+    }
+
     #[test]
     fn the_typed_check_agrees() {
         let w = rpc_workload("rpc_batch10_subtract").unwrap();
