@@ -11,6 +11,9 @@
 #       # request bytes to response bytes per dispatch stack; the ratio
 #       # columns are each stack's count over switchboard's, serde_json's
 #       # (hand-written server) and jsonrpsee_callback's
+#   STACKS="switchboard switchboard_typed serde_json" WORKLOADS=corpus benches/callgrind.sh
+#       # typed handlers (switchboard_typed, only when named) against the raw
+#       # view and the hand-written serde_json server
 #   WORKLOADS="lookup_10 lookup_1000" benches/callgrind.sh
 #       # one method lookup (20-byte name among N), per table
 #   WORKLOADS="corpus parse:corpus" benches/callgrind.sh
@@ -132,6 +135,9 @@ fi
 
 stacks_classify="switchboard serde_json serde_json_raw sonic_rs simd_json_tape simd_json_serde"
 stacks_rpc="switchboard serde_json sonic_rs jsonrpsee_callback jsonrpsee jsonrpc_core"
+# Counted only when STACKS names them: switchboard's typed handlers (`typed`,
+# `typed_ref`) on the same methods, against the raw view and serde_json.
+stacks_rpc_extra="switchboard_typed"
 stacks_lookup="switchboard std_hashmap ahash_hashmap phf match"
 workloads="${WORKLOADS:-eth_getBalance subtract_positional subtract_named batch10_eth_getBalance params_4k text_64k base64_64k rpc_eth_getBalance rpc_subtract rpc_batch10_subtract rpc_batch10_eth_getBalance lookup_10 lookup_100 lookup_1000 lookup_10000}"
 # `corpus` and `parse:corpus` stand for every corpus file, in the corpus's order;
@@ -163,13 +169,13 @@ header=""
 for w in $workloads; do
     case "$w" in
         parse:*|validate:*) family=classify; family_stacks="$stacks_classify"; cols="/serde /simdtape /switchboard" ;;
-        rpc_*|*.json) family=rpc; family_stacks="$stacks_rpc"; cols="/serde /jsonrpsee_cb /switchboard" ;;
+        rpc_*|*.json) family=rpc; family_stacks="$stacks_rpc $stacks_rpc_extra"; cols="/serde /jsonrpsee_cb /switchboard" ;;
         lookup_*) family=lookup; family_stacks="$stacks_lookup"; cols="/std /ahash /switchboard" ;;
         *) family=classify; family_stacks="$stacks_classify"; cols="/serde /simdtape /switchboard" ;;
     esac
     # STACKS picks among the family's stacks (names of other families are skipped).
     stacks_all=""
-    for s in ${STACKS:-$family_stacks}; do
+    for s in ${STACKS:-${family_stacks% $stacks_rpc_extra}}; do
         [[ " $family_stacks " == *" $s "* ]] && stacks_all+=" $s"
     done
     if [[ "$header" != "$family" ]]; then

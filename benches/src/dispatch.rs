@@ -7,6 +7,7 @@
 //! | stack | path measured |
 //! | --- | --- |
 //! | `switchboard` | `Session::handle` with the demo router, one reused session |
+//! | `switchboard_typed` | the same methods as typed handlers (`typed`, `typed_ref`: params read by serde through switchboard's deserializer over the validated bytes); not in [`SERVER_NAMES`], asked for by name (`STACKS="switchboard switchboard_typed serde_json"`) |
 //! | `serde_json` | hand-written: `from_slice` into a struct with `&RawValue` params and id, `match` on the method, typed params, `serde_json::to_writer` into a reused `Vec` |
 //! | `sonic_rs` | the same hand-written server on sonic-rs: `sonic_rs::from_slice` into a struct with `LazyValue` params and id, `match` on the method, typed params (`sonic_rs::from_str`), `sonic_rs::to_writer` into a reused `Vec` |
 //! | `jsonrpsee` | `RpcModule::raw_json_request` (the documented in-process call), polled once with a no-op waker (sync methods never pend, so no runtime is needed) |
@@ -275,6 +276,7 @@ pub fn check_by_name(name: &str, w: &RpcWorkload) -> Option<Result<Option<Vec<u8
     }
     Some(match name {
         "switchboard" => go::<Switchboard>(w),
+        "switchboard_typed" => go::<SwitchboardTyped>(w),
         "serde_json" => go::<SerdeServer>(w),
         #[cfg(feature = "peers")]
         "sonic_rs" => go::<SonicRs>(w),
@@ -617,6 +619,169 @@ impl Server for Switchboard {
 
     fn new() -> Self {
         Switchboard::on(router())
+    }
+
+    #[inline]
+    fn handle(&mut self, input: &[u8]) -> Option<&[u8]> {
+        self.session.handle(input)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// switchboard, typed handlers
+
+/// A number read by a typed handler as the demo methods treat it ([`Num`]): an
+/// exact integer when it fits `i64`, else a finite float.
+struct TypedNum(Num);
+
+impl<'de> Deserialize<'de> for TypedNum {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = TypedNum;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a finite number")
+            }
+            fn visit_i64<E: serde::de::Error>(self, i: i64) -> Result<TypedNum, E> {
+                Ok(TypedNum(Num::Int(i)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, u: u64) -> Result<TypedNum, E> {
+                Ok(TypedNum(
+                    i64::try_from(u).map_or(Num::Float(u as f64), Num::Int),
+                ))
+            }
+            fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<TypedNum, E> {
+                Num::Float(f)
+                    .finite()
+                    .map(TypedNum)
+                    .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Float(f), &self))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `subtract`'s params for a typed handler: `[minuend, subtrahend]` or
+/// `{"minuend": .., "subtrahend": ..}` (nothing else), as the demo reads them.
+struct SubtractArgs(Num, Num);
+
+impl<'de> Deserialize<'de> for SubtractArgs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = SubtractArgs;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("[minuend, subtrahend] or {\"minuend\", \"subtrahend\"}")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<SubtractArgs, A::Error> {
+                let bad = || serde::de::Error::invalid_length(2, &self);
+                let a: TypedNum = seq.next_element()?.ok_or_else(bad)?;
+                let b: TypedNum = seq.next_element()?.ok_or_else(bad)?;
+                if seq.next_element::<IgnoredAny>()?.is_some() {
+                    return Err(bad());
+                }
+                Ok(SubtractArgs(a.0, b.0))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SubtractArgs, A::Error> {
+                let n = Named::<TypedNum>::deserialize(
+                    serde::de::value::MapAccessDeserializer::new(map),
+                )?;
+                Ok(SubtractArgs(n.minuend.0, n.subtrahend.0))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `sum`'s params for a typed handler: an array of numbers, summed as it is read.
+struct SumArgs(Num);
+
+impl<'de> Deserialize<'de> for SumArgs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = SumArgs;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of finite numbers")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<SumArgs, A::Error> {
+                let mut acc = Num::Int(0);
+                while let Some(TypedNum(n)) = seq.next_element()? {
+                    acc = acc
+                        .add(n)
+                        .ok_or_else(|| serde::de::Error::custom("the sum is not finite"))?;
+                }
+                Ok(SumArgs(acc))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+impl switchboard::BorrowedParams for ToolCall<'static> {
+    type Of<'de> = ToolCall<'de>;
+}
+
+/// `tools/call`'s answer, owned: [`ToolResult`] of the name and the count.
+struct ToolAnswer(String, usize);
+
+impl Serialize for ToolAnswer {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ToolResult::new(&self.0, self.1).serialize(s)
+    }
+}
+
+fn typed_invalid() -> RpcError {
+    RpcError::new(INVALID_PARAMS, "Invalid params")
+}
+
+/// The benches' router with typed handlers: the same methods as [`router`],
+/// their params read by serde (`typed`, or `typed_ref` where they borrow).
+pub fn typed_router() -> Arc<Router> {
+    let mut b = Router::builder()
+        .typed("subtract", |SubtractArgs(a, b)| {
+            a.sub(b).ok_or_else(typed_invalid)
+        })
+        .typed("sum", |SumArgs(n)| Ok(n))
+        .typed("get_data", |_: IgnoredAny| Ok(GET_DATA))
+        .typed_ref::<(&str, &str), _, _>("eth_getBalance", |(a, b)| {
+            if is_hex_address(a) && is_block(b) {
+                Ok(BALANCE)
+            } else {
+                Err(typed_invalid())
+            }
+        })
+        // A typed handler's result cannot borrow from its params (see
+        // `typed_ref`): the tool's name is copied into the answer.
+        .typed_ref::<ToolCall, _, _>("tools/call", |c| {
+            Ok(ToolAnswer(c.name.into_owned(), c.arguments.0))
+        });
+    for name in NOTIFICATIONS {
+        b = b.notification(name, |_| notified());
+    }
+    b.build().expect("the bench registrations are valid")
+}
+
+/// switchboard with typed handlers ([`typed_router`]): `Session::handle`, one
+/// reused session.
+#[derive(Debug)]
+pub struct SwitchboardTyped {
+    session: Session,
+}
+
+impl Server for SwitchboardTyped {
+    const NAME: &'static str = "switchboard_typed";
+
+    fn new() -> Self {
+        SwitchboardTyped {
+            session: Session::new(typed_router()),
+        }
     }
 
     #[inline]
@@ -1408,6 +1573,56 @@ mod tests {
                 let got = check_by_name(name, &w).unwrap();
                 assert!(got.is_ok(), "{name} on {}: {}", w.name, got.unwrap_err());
             }
+        }
+    }
+
+    /// The typed handlers (`switchboard_typed`) answer every workload, every
+    /// corpus file and the invalid params of each method as the raw ones do.
+    #[test]
+    fn typed_handlers_answer_like_the_raw_ones() {
+        let mut all = rpc_workloads();
+        all.extend(
+            corpus::file_names()
+                .iter()
+                .map(|f| rpc_workload(f).unwrap()),
+        );
+        let call = |method: &str, params: &str| {
+            format!(r#"{{"jsonrpc":"2.0","method":"{method}","params":{params},"id":7}}"#)
+        };
+        for (method, params) in [
+            ("subtract", "[1]"),
+            ("subtract", "[1,2,3]"),
+            ("subtract", r#"[1,"x"]"#),
+            ("subtract", r#"{"minuend":1}"#),
+            ("subtract", r#"{"minuend":1,"subtrahend":2,"x":3}"#),
+            ("subtract", r#"{"minuend":1.5,"subtrahend":2}"#),
+            ("subtract", "[9223372036854775807,-1]"),
+            ("sum", "[1,2.5,-3]"),
+            ("sum", r#"[1,"2"]"#),
+            ("sum", r#"{"a":1}"#),
+            ("eth_getBalance", r#"["0x1","latest"]"#),
+            (
+                "eth_getBalance",
+                r#"["0x0000000000000000000000000000000000000000","nope"]"#,
+            ),
+            ("tools/call", r#"{"arguments":{}}"#),
+            ("tools/call", r#"{"name":"t\u00e9","arguments":{"a":1}}"#),
+            ("tools/call", r#"{"name":"t","arguments":[]}"#),
+            ("get_data", "[]"),
+        ] {
+            all.push(rpc_workload_of(
+                "typed_case",
+                call(method, params).into_bytes(),
+            ));
+        }
+        for w in &all {
+            let got = check(&mut SwitchboardTyped::new(), w);
+            assert!(
+                got.is_ok(),
+                "{}: {}",
+                String::from_utf8_lossy(&w.bytes),
+                got.unwrap_err()
+            );
         }
     }
 

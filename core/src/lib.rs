@@ -82,6 +82,7 @@ pub use dispatch::async_call::OwnedCall;
 pub use dispatch::handler::{Call, ResultWriter, RpcError};
 pub use dispatch::router::{BuildError, Router, RouterBuilder};
 pub use dispatch::session::{Handled, RunningCalls, Session};
+pub use dispatch::typed::{BorrowedParams, Owned};
 pub use params::{Elements, Key, Kind, Members, Params, ParamsError, RawValue};
 pub use parse::{
     Batch, Code, Error, ErrorData, Field, Id, Item, Message, Method, Notification, Parser,

@@ -579,3 +579,87 @@ fn iterating_a_batch_again_does_not_allocate() {
     assert_eq!(again, first.wrapping_mul(3));
     assert_eq!(n, 0, "re-iterating a batch allocated {n} times");
 }
+
+/// Typed handlers whose params are only borrowed or `Copy` allocate nothing per
+/// message once the session is warm: the params are read once, by the
+/// deserializer over the validated bytes, strings borrowed.
+#[test]
+fn typed_handlers_with_borrowed_or_copy_params_do_not_allocate() {
+    use std::borrow::Cow;
+
+    use serde::de::IgnoredAny;
+    use switchboard::{BorrowedParams, Router, RpcError, Session};
+
+    #[derive(serde::Deserialize)]
+    struct Lookup<'a> {
+        #[serde(borrow)]
+        key: Cow<'a, str>,
+        tag: &'a str,
+        #[serde(borrow)]
+        body: RawValue<'a>,
+        #[serde(default)]
+        limit: u32,
+    }
+    impl BorrowedParams for Lookup<'static> {
+        type Of<'de> = Lookup<'de>;
+    }
+
+    let router = Router::builder()
+        .typed("add", |(a, b): (i64, i64)| {
+            a.checked_add(b).ok_or(RpcError::new(1, "overflow"))
+        })
+        .typed("ignore", |_: IgnoredAny| Ok(true))
+        .typed_ref::<(&str,), _, _>("len", |(s,)| Ok(s.len()))
+        .typed_ref::<Lookup, _, _>("lookup", |l| {
+            Ok(l.key.len() + l.tag.len() + l.body.as_bytes().len() + l.limit as usize)
+        })
+        .build()
+        .unwrap();
+    let mut session = Session::new(router);
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","method":"ignore","params":{{"a":[{}],"b":{{"c":"{}"}},"d":"e"}},"id":3}}"#,
+        (0..400)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        "x".repeat(3000)
+    );
+    let cases: [(&[u8], &str); 5] = [
+        (
+            br#"{"jsonrpc":"2.0","method":"add","params":[2,3],"id":1}"#,
+            r#""result":5"#,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","method":"len","params":["hello"],"id":2}"#,
+            r#""result":5"#,
+        ),
+        (big.as_bytes(), r#""result":true"#),
+        (
+            br#"{"jsonrpc":"2.0","method":"lookup","params":{"key":"k","tag":"t","body":{"x":[1,2]},"other":[null]},"id":4}"#,
+            r#""result":13"#,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","method":"add","params":{"a":1},"id":5}"#,
+            r#""code":-32602"#,
+        ),
+    ];
+    for (input, want) in cases {
+        for round in 0..3 {
+            let (resp, n) = allocations(|| {
+                session
+                    .handle(black_box(input))
+                    .map(|r| String::from_utf8_lossy(r).contains(want))
+            });
+            assert_eq!(resp, Some(true), "{}", String::from_utf8_lossy(input));
+            // The last case is a mismatch: its error's `data` allocates.
+            if round > 0 && !want.contains("-32602") {
+                assert_eq!(
+                    n,
+                    0,
+                    "{} allocated {n} times (round {round})",
+                    String::from_utf8_lossy(input)
+                );
+            }
+        }
+    }
+}

@@ -943,3 +943,98 @@ proptest! {
         prop_assert!(batch.get(elems.len()).is_none());
     }
 }
+
+// ---------------------------------------------------------------------------------
+// 3. Typed extraction: switchboard's deserializer over the validated bytes against
+//    serde_json on the same text.
+// ---------------------------------------------------------------------------------
+
+/// Equal, floats within one unit in the last place (serde_json's default float
+/// parsing is not always correctly rounded; switchboard's is).
+fn close(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            match (x.as_f64(), y.as_f64()) {
+                (Some(x), Some(y)) => {
+                    x == y || (x.to_bits() as i64 - y.to_bits() as i64).abs() <= 1
+                }
+                _ => false,
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| close(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| close(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Whether an object at the top of `v`'s text repeats a name (switchboard refuses
+/// that, serde_json's maps keep the last).
+fn top_level_repeats(json: &Json) -> bool {
+    match json {
+        Json::Obj(members) => {
+            let mut names: Vec<String> = members.iter().map(|(k, _)| k.decoded()).collect();
+            names.sort();
+            names.windows(2).any(|w| w[0] == w[1]) || members.iter().any(|(k, _)| k.has_lone())
+        }
+        _ => false,
+    }
+}
+
+/// The same verdict as serde_json (and a close value) for `T` on `text`.
+fn same_as_serde_json<T>(text: &[u8], repeats: bool) -> Result<(), TestCaseError>
+where
+    T: for<'de> serde::Deserialize<'de> + serde::Serialize + std::fmt::Debug,
+{
+    let raw = switchboard::RawValue::from_validated(text).expect("not empty");
+    let got = raw.parse::<T>();
+    let want = serde_json::from_slice::<T>(text);
+    let name = std::any::type_name::<T>();
+    let shown = String::from_utf8_lossy(text);
+    match (&got, &want) {
+        (Ok(g), Ok(w)) => {
+            let (g, w) = (serde_json::to_value(g), serde_json::to_value(w));
+            if let (Ok(g), Ok(w)) = (&g, &w) {
+                prop_assert!(close(g, w), "{name} on {shown}: {g} vs {w}");
+            }
+        }
+        (Err(e), Ok(_)) if repeats => prop_assert!(e.is_duplicate(), "{name} on {shown}: {e}"),
+        (Err(_), Err(_)) => {}
+        _ => prop_assert!(
+            false,
+            "{name} on {shown}: switchboard {got:?}, serde_json {want:?}"
+        ),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(1500))]
+
+    #[test]
+    fn typed_extraction_agrees_with_serde_json(json in any_json(), seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let mut text = Vec::new();
+        ws(&mut rng, &mut text);
+        json.render(&mut rng, &mut text);
+        ws(&mut rng, &mut text);
+        prop_assert_eq!(Parser::new().validate(&text), Ok(()));
+        let repeats = top_level_repeats(&json);
+        same_as_serde_json::<Value>(&text, repeats)?;
+        same_as_serde_json::<Vec<Value>>(&text, repeats)?;
+        same_as_serde_json::<(Value, Option<String>)>(&text, repeats)?;
+        same_as_serde_json::<std::collections::BTreeMap<String, Value>>(&text, repeats)?;
+        same_as_serde_json::<std::collections::BTreeMap<i32, Value>>(&text, repeats)?;
+        same_as_serde_json::<String>(&text, repeats)?;
+        same_as_serde_json::<Option<f64>>(&text, repeats)?;
+        same_as_serde_json::<Vec<i64>>(&text, repeats)?;
+        same_as_serde_json::<(u8, bool)>(&text, repeats)?;
+        // Only the verdict: `IgnoredAny` does not serialize.
+        let raw = switchboard::RawValue::from_validated(&text).expect("not empty");
+        let ignored = raw.parse::<IgnoredAny>();
+        prop_assert!(ignored.is_ok() || repeats, "{:?}", ignored);
+    }
+}

@@ -715,6 +715,7 @@ fn run_one(stack: &str, name: &str, n: u64) -> Result<Result<bool, String>, Stri
         let w = rpc_workload(name).ok_or(format!("unknown workload {name}"))?;
         return Ok(match stack {
             "switchboard" => check_and_run::<dispatch::Switchboard>(&w, n),
+            "switchboard_typed" => check_and_run::<dispatch::SwitchboardTyped>(&w, n),
             "serde_json" => check_and_run::<SerdeServer>(&w, n),
             "sonic_rs" => check_and_run::<dispatch::SonicRs>(&w, n),
             "jsonrpsee" => check_and_run::<Jsonrpsee>(&w, n),

@@ -9,3 +9,4 @@ pub(crate) mod handler;
 pub(crate) mod method_table;
 pub(crate) mod router;
 pub(crate) mod session;
+pub(crate) mod typed;

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use super::async_call::{AsyncResult, OwnedCall};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::method_table::MethodTable;
+use super::typed::BorrowedParams;
 use crate::connection::CancelRule;
 use crate::parse::{ParserConfig, Response};
 
@@ -120,8 +121,15 @@ impl RouterBuilder {
 
     /// Registers a typed handler: params are deserialized into `P` (absent params
     /// deserialize from `null`, so `()` and `Option<_>` accept them); a mismatch is
-    /// answered -32602 with a `data` object saying what did not fit; `R` is serialized
-    /// straight into the response buffer.
+    /// answered -32602 with a `data` object saying what did not fit (and where:
+    /// line and column in the params); `R` is serialized straight into the
+    /// response buffer.
+    ///
+    /// The params are read once, by a serde deserializer over the bytes the
+    /// parser validated ([`Params::parse`](crate::Params::parse)), numbers
+    /// mapped as serde_json maps them. For params that borrow from the message
+    /// (`&str`, `Cow<str>`, [`RawValue`](crate::RawValue)) use
+    /// [`RouterBuilder::typed_ref`].
     pub fn typed<P, R, F>(self, name: &str, f: F) -> Self
     where
         P: DeserializeOwned,
@@ -131,6 +139,78 @@ impl RouterBuilder {
         self.method(name, move |call, out| {
             let r = f(typed_params(call)?)?;
             out.serialize(&r)
+        })
+    }
+
+    /// [`RouterBuilder::typed`] for params that borrow from the message:
+    /// `&str`, `Cow<str>` (strings without escapes are not copied),
+    /// [`RawValue`](crate::RawValue), structs of your own with borrowed
+    /// fields. `P` names the params type by its `'static` form
+    /// ([`BorrowedParams`]); the handler gets it for the message's lifetime, so
+    /// a handler with only borrowed or `Copy` params allocates nothing.
+    ///
+    /// Why a second method: `typed`'s `P` is one type, fixed when the method is
+    /// registered, while each message borrows for a lifetime of its own; a
+    /// handler taking `(&'de str,)` for every `'de` needs a family of types
+    /// (`for<'de> Fn(P::Of<'de>)`), and Rust cannot infer the family from a
+    /// closure's annotation (`|(a, b): (&str, &str)|` could come from many), so
+    /// `P` is given: `typed_ref::<(&str, &str), _, _>`.
+    ///
+    /// The result `R` cannot borrow from the params (it is one type for every
+    /// message, and a closure's return type cannot name its argument's
+    /// lifetime): return owned values, or write through
+    /// [`RouterBuilder::method`]'s [`ResultWriter`] for a zero-copy echo.
+    ///
+    /// ```
+    /// use switchboard::{RawValue, Router, RpcError, Session};
+    /// let router = Router::builder()
+    ///     .typed_ref::<(&str, &str), _, _>("greet", |(greeting, name)| {
+    ///         Ok(format!("{greeting}, {name}!"))
+    ///     })
+    ///     .typed_ref::<(&str, RawValue), _, _>("size", |(_, body)| Ok(body.as_bytes().len()))
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"greet","params":["hello","ada"],"id":1}"#);
+    /// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":"hello, ada!","id":1}"#);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"size","params":["x",[1, 2]],"id":2}"#);
+    /// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":6,"id":2}"#);
+    /// ```
+    pub fn typed_ref<P, R, F>(self, name: &str, f: F) -> Self
+    where
+        P: BorrowedParams,
+        R: Serialize,
+        F: for<'de> Fn(P::Of<'de>) -> Result<R, RpcError> + Send + Sync + 'static,
+    {
+        self.method(name, move |call, out| {
+            let p: P::Of<'_> = crate::params::parse_or_null(call.params())?;
+            out.serialize(&f(p)?)
+        })
+    }
+
+    /// [`RouterBuilder::typed_ref`] for handlers that also need their call.
+    ///
+    /// ```
+    /// use switchboard::{Router, Session};
+    /// let router = Router::builder()
+    ///     .typed_ref_with::<(&str,), _, _>("echo", |(s,), call| {
+    ///         Ok(format!("{s} {}", call.method().as_str()))
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"echo","params":["hi"],"id":1}"#);
+    /// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":"hi echo","id":1}"#);
+    /// ```
+    pub fn typed_ref_with<P, R, F>(self, name: &str, f: F) -> Self
+    where
+        P: BorrowedParams,
+        R: Serialize,
+        F: for<'de> Fn(P::Of<'de>, &Call<'_>) -> Result<R, RpcError> + Send + Sync + 'static,
+    {
+        self.method(name, move |call, out| {
+            let p: P::Of<'_> = crate::params::parse_or_null(call.params())?;
+            out.serialize(&f(p, call)?)
         })
     }
 
@@ -376,10 +456,7 @@ impl RouterBuilder {
 /// A typed handler's params: absent params deserialize from `null`; a mismatch is
 /// -32602 with a `data` object saying what did not fit.
 fn typed_params<P: DeserializeOwned>(call: &Call<'_>) -> Result<P, RpcError> {
-    match call.params() {
-        Some(params) => Ok(params.parse()?),
-        None => serde_json::from_slice(b"null").map_err(RpcError::invalid_params),
-    }
+    Ok(crate::params::parse_or_null(call.params())?)
 }
 
 /// Boxes a handler's future, serializing its result when it completes.

@@ -1,0 +1,123 @@
+//! [`BorrowedParams`]: the params types a borrowing typed handler
+//! ([`RouterBuilder::typed_ref`](crate::RouterBuilder::typed_ref)) reads, as a
+//! family over the lifetime of the message.
+
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, IgnoredAny};
+
+use crate::RawValue;
+
+/// A params type that may borrow from the message, named by its `'static`
+/// form: `(&'static str, i64)` stands for `(&'de str, i64)` for each message's
+/// `'de`. The handlers of [`RouterBuilder::typed_ref`](crate::RouterBuilder::typed_ref)
+/// take [`BorrowedParams::Of`].
+///
+/// Implemented for the primitives, `String`, `&str`, `Cow<str>`,
+/// [`RawValue`], serde_json's `Value` and `&RawValue`, [`IgnoredAny`],
+/// `Option`, `Vec`, `Box` and tuples of up to six of these, and
+/// [`Owned<T>`] for any owned type. A struct of your own that borrows needs
+/// one line:
+///
+/// ```
+/// use std::borrow::Cow;
+/// #[derive(serde::Deserialize)]
+/// struct Hello<'a> {
+///     #[serde(borrow)]
+///     name: Cow<'a, str>,
+///     times: u32,
+/// }
+/// impl switchboard::BorrowedParams for Hello<'static> {
+///     type Of<'de> = Hello<'de>;
+/// }
+/// ```
+pub trait BorrowedParams: 'static {
+    /// The type for params borrowed for `'de`.
+    type Of<'de>: Deserialize<'de>;
+}
+
+/// Any owned params type as a [`BorrowedParams`] (which borrows nothing):
+/// `typed_ref::<(Owned<MyArgs>, &str), _, _>`.
+pub struct Owned<T>(PhantomData<fn() -> T>);
+
+impl<T: DeserializeOwned + 'static> BorrowedParams for Owned<T> {
+    type Of<'de> = T;
+}
+
+macro_rules! owned {
+    ($($t:ty),*) => {
+        $(impl BorrowedParams for $t {
+            type Of<'de> = $t;
+        })*
+    };
+}
+
+owned!(
+    (),
+    bool,
+    char,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    f32,
+    f64,
+    String,
+    IgnoredAny,
+    serde_json::Value
+);
+
+impl BorrowedParams for &'static str {
+    type Of<'de> = &'de str;
+}
+
+impl BorrowedParams for Cow<'static, str> {
+    type Of<'de> = Cow<'de, str>;
+}
+
+impl BorrowedParams for RawValue<'static> {
+    type Of<'de> = RawValue<'de>;
+}
+
+impl BorrowedParams for &'static serde_json::value::RawValue {
+    type Of<'de> = &'de serde_json::value::RawValue;
+}
+
+impl<T: BorrowedParams> BorrowedParams for Option<T> {
+    type Of<'de> = Option<T::Of<'de>>;
+}
+
+impl<T: BorrowedParams> BorrowedParams for Vec<T> {
+    type Of<'de> = Vec<T::Of<'de>>;
+}
+
+impl<T: BorrowedParams> BorrowedParams for Box<T> {
+    type Of<'de> = Box<T::Of<'de>>;
+}
+
+macro_rules! tuples {
+    ($(($($t:ident),+))*) => {
+        $(impl<$($t: BorrowedParams),+> BorrowedParams for ($($t,)+) {
+            type Of<'de> = ($($t::Of<'de>,)+);
+        })*
+    };
+}
+
+tuples! {
+    (A)
+    (A, B)
+    (A, B, C)
+    (A, B, C, D)
+    (A, B, C, D, E)
+    (A, B, C, D, E, F)
+}
