@@ -40,7 +40,7 @@ pub(super) unsafe fn at4(b: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(unsafe { b.as_ptr().add(i).cast::<[u8; 4]>().read_unaligned() })
 }
 
-/// [`digits_end8`] without the length check, for the window loop.
+/// [`digits_end8`](super::numbers::digits_end8) without the length check, for the window loop.
 ///
 /// # Safety
 /// - `p + 8 <= b.len()`.

@@ -54,7 +54,7 @@ impl Scanner<'_, '_> {
     /// over and gives every verdict.
     ///
     /// Messages of [`LONG`] bytes or more note their long values
-    /// ([`LongValues`]) on the way, in copies of the loops that do (`NOTE`):
+    /// ([`LongValues`](crate::long::LongValues)) on the way, in copies of the loops that do (`NOTE`):
     /// shorter ones hold none and pay nothing for it.
     #[inline(never)]
     pub(super) fn scan_nested(&mut self, base: usize, depth: usize) -> Res<()> {
@@ -174,7 +174,7 @@ impl Scanner<'_, '_> {
         }
     }
 
-    /// The structural walk ([`super::walk`]) on the nested value at `pos`,
+    /// The structural walk ([`crate::parse::walk`]) on the nested value at `pos`,
     /// of level `depth`, when at least [`WALK_MIN`] bytes follow, the CPU runs
     /// the walk, and a sample of the value's start shows the bytes the walk is
     /// faster on ([`blocks::walk_pays`]): where to go on from, the value's end

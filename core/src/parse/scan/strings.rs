@@ -37,7 +37,7 @@ pub(super) fn string_end(b: &[u8], p: usize) -> Res<usize> {
 }
 
 /// [`string_from`]'s end of the string, or `None` for an invalid one (the
-/// structural walk's string loop, [`super::blocks`]).
+/// structural walk's string loop, [`crate::parse::blocks`]).
 pub(crate) fn string_rest(b: &[u8], p: usize) -> Option<usize> {
     string_from(b, p).ok().map(|(end, _)| end)
 }

@@ -614,7 +614,7 @@ fn number_tail_cold(b: &[u8], start: usize, p: usize) -> Res<usize> {
 /// when `s` is past it (or the string runs past it); that byte is the closing
 /// quote for plain strings; a valid 2-byte UTF-8 character is stepped over on
 /// the same mask; else the general string loop goes on from it (as it
-/// does from the 16-byte steps of [`string_end`]), as it does for strings
+/// does from the 16-byte steps of [`string_end`](super::strings::string_end)), as it does for strings
 /// reaching into the last 64 bytes.
 ///
 /// # Safety
