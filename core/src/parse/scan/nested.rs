@@ -21,6 +21,7 @@ use crate::simd;
 /// The fewest bytes from a nested value's start on for which the structural
 /// walk is considered ([`Scanner::nested_walk`]): shorter values (most) never
 /// pay for its sample and set-up.
+#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
 const WALK_MIN: usize = 2048;
 
 /// Where [`Scanner::nested_window_with`] handed over to the general loop.
