@@ -2,12 +2,13 @@
 //! input is at least 64 bytes from its end (or on a padded copy of its end),
 //! the strings' ends found on a 64-byte special-byte mask ([`Window`]) that many
 //! short strings share. It gives no verdict: at anything it does not take, it
-//! hands over to the general loop ([`super::nested`]).
+//! hands over to the general loop ([`super::nested`]). Its reads go through a
+//! [`Cursor`], which owns the unchecked ones.
 
 use super::Scanner;
-use super::cursor::{at, at2, at4, digits_end8_unchecked};
+use super::cursor::{Cursor, Seen, Window, first, next};
 use super::nested::Resume;
-use super::numbers::{number, number_tail};
+use super::numbers::{digits_end8_of, number, number_tail};
 use super::readers::{value_end, ws_from};
 use super::spans::Res;
 use super::strings::string_from;
@@ -15,7 +16,6 @@ use crate::long::{LONG, LongValues};
 use crate::parse::ops::tick;
 use crate::simd;
 use core::mem::MaybeUninit;
-use core::{ptr, slice};
 
 /// Messages shorter than this never take the window loop: its set-up (one
 /// 64-byte mask) would not pay, and they have few bytes 64 from their end.
@@ -23,30 +23,31 @@ pub(super) const WINDOW_MIN: usize = 192;
 
 /// The most input after a nested value's start that [`Scanner::nested_padded`]
 /// copies (more is left to the window loop on the input, then the general
-/// loop for its last 64 bytes), and the size of its buffer ([`padded`]).
+/// loop for its last 64 bytes), and the size of its buffer
+/// ([`Cursor::padded`]).
 pub(super) const PADDED_MAX: usize = 512;
-const PADDED_BUF: usize = 64 + PADDED_MAX + 64;
+pub(super) const PADDED_BUF: usize = 64 + PADDED_MAX + 64;
 
 // The window loop notes long strings in its own offsets: none is on the padded copy.
 const _: () = assert!(PADDED_MAX < LONG);
 
 impl Scanner<'_, '_> {
     /// The window loop on a copy of the input from `pos` (at most
-    /// [`PADDED_MAX`] bytes) followed by 64 zero bytes ([`padded`]), so that it
-    /// goes on to the input's end (on the input itself it keeps 64 bytes after
-    /// every position it reads at, and leaves the last 64 to the general loop).
-    /// A zero byte is nothing JSON allows outside a string, nor inside one: the
-    /// loop takes no token reaching into the zeros, so every token it takes
-    /// lies in the copy, and the byte after one (the zero for the input's end)
-    /// is judged as the general loop judges the end of the input (a number
-    /// ends there, say). Its hand-over, back in input positions, is then the
-    /// general loop's.
+    /// [`PADDED_MAX`] bytes) followed by 64 zero bytes ([`Cursor::padded`]),
+    /// so that it goes on to the input's end (on the input itself it keeps 64
+    /// bytes after every position it reads at, and leaves the last 64 to the
+    /// general loop). A zero byte is nothing JSON allows outside a string, nor
+    /// inside one: the loop takes no token reaching into the zeros, so every
+    /// token it takes lies in the copy, and the byte after one (the zero for
+    /// the input's end) is judged as the general loop judges the end of the
+    /// input (a number ends there, say). Its hand-over, back in input
+    /// positions, is then the general loop's.
     #[inline(always)]
     pub(super) fn nested_padded<const NOTE: bool>(&mut self, base: usize, depth: usize) -> Resume {
         let mut buf = [MaybeUninit::uninit(); PADDED_BUF];
         let pos = self.pos;
-        let pad = padded(&mut buf, self.bytes, pos);
-        match self.nested_window::<NOTE>(pad, 0, base, depth) {
+        let pad = Cursor::padded(&mut buf, self.bytes, pos);
+        match self.nested_window::<NOTE>(pad.bytes(), 0, base, depth) {
             Resume::Done(i) => Resume::Done(pos + i),
             Resume::Open { p, depth } => Resume::Open { p: pos + p, depth },
             Resume::After { p, depth, in_array } => Resume::After {
@@ -112,14 +113,15 @@ impl Scanner<'_, '_> {
     /// The fast part of [`Scanner::scan_nested`], on the input `b` (the
     /// message, or the padded copy of its end) from the array or object
     /// opening at `p`, of level `depth`: the same grammar walk while the
-    /// input is at least 64 bytes from its end, with the strings' ends found on a
-    /// 64-byte mask ([`Window`]) that many short strings share. It returns no
-    /// errors: at anything it does not accept (an error, or simply input it does
-    /// not take, such as a string past the last window), it hands over at the
-    /// start of the token it was on, and the general loop rescans that token
-    /// and gives the verdict. Whatever it accepted, the general loop accepts
-    /// too, in the same state (differential tests check this). With `NOTE`, the
-    /// long strings are noted ([`LongValues`]).
+    /// input is at least 64 bytes from its end ([`Cursor::end`]), with the
+    /// strings' ends found on a 64-byte mask ([`Window`]) that many short
+    /// strings share. It returns no errors: at anything it does not accept (an
+    /// error, or simply input it does not take, such as a string past the last
+    /// window), it hands over at the start of the token it was on, and the
+    /// general loop rescans that token and gives the verdict. Whatever it
+    /// accepted, the general loop accepts too, in the same state (differential
+    /// tests check this). With `NOTE`, the long strings are noted
+    /// ([`LongValues`]).
     #[inline(always)]
     fn nested_window_with<const NOTE: bool>(
         &mut self,
@@ -130,18 +132,16 @@ impl Scanner<'_, '_> {
         mask: impl Fn(&[u8; 64]) -> u64,
     ) -> Resume {
         let max_depth = self.max_depth;
-        // Before `fast_end`, at least 64 bytes remain. The level stack holds
-        // the bits of levels `0..=max_depth` (checked once here; its reads and
-        // writes below go unchecked).
-        if b.len() < 64 || p >= b.len() - 64 || max_depth / 64 >= self.stack.len() {
+        // The level stack holds the bits of levels `0..=max_depth` (checked
+        // once here; its reads and writes below go unchecked).
+        let Some(cur) = Cursor::new(b) else {
+            return Resume::Open { p, depth };
+        };
+        let fast_end = cur.end();
+        if p >= fast_end || max_depth / 64 >= self.stack.len() {
             return Resume::Open { p, depth };
         }
-        let fast_end = b.len() - 64;
-        // Window's invariant: the mask is of `b[p..p + 64]`, or 0.
-        let mut w = Window {
-            at: p,
-            specials: b.get(p..).and_then(<[u8]>::first_chunk).map_or(0, &mask),
-        };
+        let mut w = Window::new(cur, p, &mask);
         let mut in_array;
         'open: loop {
             // A value's [`Step`]: past a scalar or string, `p` after it; at an
@@ -162,27 +162,27 @@ impl Scanner<'_, '_> {
             }
             // At the array or object opening at `p`, of level `depth`.
             tick(1);
-            if p >= fast_end || depth > max_depth {
+            if depth > max_depth {
                 return Resume::Open { p, depth };
             }
+            let Some(block) = cur.block_before_end(p) else {
+                return Resume::Open { p, depth };
+            };
             let t = p;
-            // SAFETY: `p < fast_end < b.len()`, checked above.
-            in_array = unsafe { at(b, p) } == b'[';
+            in_array = block[0] == b'[';
             // SAFETY: `depth <= max_depth` (checked above) and `max_depth / 64 <
             // stack.len()` (checked at the start).
             unsafe { self.set_level_unchecked(depth, in_array) };
             p += 1;
-            // SAFETY: `p <= fast_end < b.len()`.
-            let mut c = unsafe { at(b, p) };
-            if c <= b' ' {
+            let mut block = next(block);
+            if block[0] <= b' ' {
                 p = ws_from(b, p);
-                if p >= fast_end {
+                let Some(after_ws) = cur.block_before_end(p) else {
                     return Resume::Open { p: t, depth };
-                }
-                // SAFETY: `p < fast_end`, checked just above.
-                c = unsafe { at(b, p) };
+                };
+                block = first(after_ws);
             }
-            if c == if in_array { b']' } else { b'}' } {
+            if block[0] == if in_array { b']' } else { b'}' } {
                 // Empty: it was a value of its parent.
                 p += 1;
                 depth -= 1;
@@ -194,16 +194,10 @@ impl Scanner<'_, '_> {
                 // (checked at the start).
                 in_array = unsafe { self.level_is_array_unchecked(depth) };
             } else {
-                // SAFETY: `p <= fast_end` here (`p` is one past the bracket,
-                // which was below `fast_end`, or below `fast_end` after
-                // whitespace), and `fast_end == b.len() - 64`; `w` is the
-                // window over `b` (built above, reloaded only from `b`).
-                let step = unsafe {
-                    if in_array {
-                        window_value::<NOTE>(b, p, fast_end, &mut w, &mask, self.long)
-                    } else {
-                        window_key_value::<NOTE>(b, p, fast_end, &mut w, &mask, self.long)
-                    }
+                let step = if in_array {
+                    window_value::<NOTE>(cur, p, block, &mut w, &mask, self.long)
+                } else {
+                    window_key_value::<NOTE>(cur, p, block, &mut w, &mask, self.long)
                 };
                 take_step!(step, Resume::Open { p: t, depth });
             }
@@ -214,32 +208,34 @@ impl Scanner<'_, '_> {
                 ($array:literal, $close:literal, $member:ident) => {
                     loop {
                         tick(1);
-                        if p >= fast_end {
+                        let Some(block) = cur.block_before_end(p) else {
                             return Resume::After {
                                 p,
                                 depth,
                                 in_array: $array,
                             };
-                        }
+                        };
                         let t = p;
-                        // In an object, `,"` (the usual compact layout) goes
-                        // straight to the key's body: one 16-bit compare.
-                        // SAFETY: `p < fast_end`, so `p + 2 <= b.len()`.
-                        if !$array && unsafe { at2(b, p) } == u16::from_le_bytes(*b",\"") {
+                        // `,"`: in an object (the usual compact layout) it goes
+                        // straight to the key's body, in an array to the
+                        // string's body: one 16-bit compare.
+                        let comma_quote =
+                            u16::from_le_bytes([block[0], block[1]]) == u16::from_le_bytes(*b",\"");
+                        if !$array && comma_quote {
                             let step =
-                                // SAFETY: `p + 2 <= fast_end + 1` and `fast_end + 64
-                                // <= b.len()`, so `p + 2 < b.len() - 62`; `w` is the
-                                // window over `b` (built above, reloaded from `b`).
-                                unsafe { window_key_body_value::<NOTE>(b, p + 2, fast_end, &mut w, &mask, self.long) };
-                            take_step!(step, Resume::After { p: t, depth, in_array: $array });
+                                window_key_body_value::<NOTE>(cur, p + 2, &mut w, &mask, self.long);
+                            take_step!(
+                                step,
+                                Resume::After {
+                                    p: t,
+                                    depth,
+                                    in_array: $array
+                                }
+                            );
                             continue;
                         }
-                        // In an array, `,"` goes straight to the string's body.
-                        // SAFETY: `p < fast_end`, so `p + 2 <= b.len()`.
-                        if $array && unsafe { at2(b, p) } == u16::from_le_bytes(*b",\"") {
-                            // SAFETY: `w` is the window over `b` (built above,
-                            // reloaded from `b`).
-                            match unsafe { window_string_end(b, p + 2, &mut w, &mask) } {
+                        if $array && comma_quote {
+                            match window_string_end(b, p + 2, &mut w, &mask) {
                                 Some(end) => {
                                     if NOTE {
                                         self.long.note(p + 1, end);
@@ -256,28 +252,32 @@ impl Scanner<'_, '_> {
                                 }
                             }
                         }
-                        // SAFETY: `p < fast_end < b.len()`, checked above.
-                        let mut c = unsafe { at(b, p) };
-                        if c != b',' && c <= b' ' {
+                        let mut block = block;
+                        if block[0] != b',' && block[0] <= b' ' {
                             p = ws_from(b, p);
-                            if p >= fast_end {
-                                return Resume::After {
+                            block = match cur.block_before_end(p) {
+                                Some(after_ws) => after_ws,
+                                None => {
+                                    return Resume::After {
+                                        p: t,
+                                        depth,
+                                        in_array: $array,
+                                    };
+                                }
+                            };
+                        }
+                        let c = block[0];
+                        if c == b',' {
+                            let step =
+                                $member::<NOTE>(cur, p + 1, next(block), &mut w, &mask, self.long);
+                            take_step!(
+                                step,
+                                Resume::After {
                                     p: t,
                                     depth,
-                                    in_array: $array,
-                                };
-                            }
-                            // SAFETY: `p < fast_end`, checked just above.
-                            c = unsafe { at(b, p) };
-                        }
-                        if c == b',' {
-                            let next = p + 1;
-                            let step =
-                                // SAFETY: `p < fast_end` (checked above), so
-                                // `next <= fast_end == b.len() - 64`; `w` is the
-                                // window over `b` (built above, reloaded from `b`).
-                                unsafe { $member::<NOTE>(b, next, fast_end, &mut w, &mask, self.long) };
-                            take_step!(step, Resume::After { p: t, depth, in_array: $array });
+                                    in_array: $array
+                                }
+                            );
                         } else if c == $close {
                             break;
                         } else {
@@ -310,50 +310,6 @@ impl Scanner<'_, '_> {
     }
 }
 
-/// `b[p..]` followed by 64 zero bytes, in `buf` (whose first 64 bytes are
-/// room for the last copy below), in 64-byte copies.
-///
-/// # Panics
-/// If `b.len() - p > PADDED_MAX` or `b.len() < 64` (the caller checked both).
-#[inline(always)]
-fn padded<'p>(buf: &'p mut [MaybeUninit<u8>; PADDED_BUF], b: &[u8], p: usize) -> &'p [u8] {
-    let n = b.len() - p;
-    assert!(n <= PADDED_MAX && b.len() >= 64);
-    let src = b.as_ptr();
-    // `out[i]` is to hold `b[p + i]`, for `i < n`; then the zeros.
-    // SAFETY: `64 < PADDED_BUF`: the pointer stays in `buf`.
-    let out = unsafe { buf.as_mut_ptr().cast::<u8>().add(64) };
-    // SAFETY: the writes stay in `buf`: `out` is `&buf[64]`, `buf` holds
-    // `64 + PADDED_MAX + 64` bytes and `n <= PADDED_MAX`; the first copies
-    // write `out[k..k + 64]` with `k + 64 < n`, the last `out[n - 64..n]`
-    // (from `buf[0]` on when `n < 64`), the zeros `out[n..n + 64]`. The reads
-    // stay in `b`: `b[p + k..p + k + 64]` with `p + k + 64 < b.len()`, and
-    // `b[b.len() - 64..]` (`b.len() >= 64`). `MaybeUninit<u8>` is a byte, so
-    // the casts keep every offset. The slice returned is `out[..n + 64]`, all
-    // written: `out[..k]` by the first copies, `out[n - 64..n]` (`k >= n - 64`
-    // when they end) by the last, the zeros after.
-    unsafe {
-        let mut k = 0;
-        while k + 64 < n {
-            ptr::copy_nonoverlapping(src.add(p + k), out.add(k), 64);
-            k += 64;
-        }
-        ptr::copy_nonoverlapping(src.add(b.len() - 64), out.add(n).sub(64), 64);
-        ptr::write_bytes(out.add(n), 0, 64);
-        slice::from_raw_parts(out, n + 64)
-    }
-}
-
-/// The special-byte mask (quotes, backslashes, control bytes, bytes >= 0x80) of
-/// the 64 input bytes from `at`: the strings that start and end inside it find
-/// their end with a shift and a trailing-zero count, sharing one mask.
-/// INVARIANT (relied on by [`window_string_end`]): `specials == 0` or
-/// `at + 64 <= b.len()`, `b` being the input of the window loop that built it.
-struct Window {
-    at: usize,
-    specials: u64,
-}
-
 /// What [`window_value`] (and the member functions around it) found.
 enum Step {
     /// A scalar value ending at this index.
@@ -365,110 +321,81 @@ enum Step {
 }
 
 /// One object member at `p` (just after the `,` or opening brace) of the window
-/// loop: `"key":`, then a value; whitespace allowed where JSON allows it.
-///
-/// # Safety
-/// - `p <= fast_end` and `fast_end + 64 <= b.len()`;
-/// - [`Window`]'s invariant holds for `w` and `b`.
+/// loop, `block` the 64 bytes from `p`: `"key":`, then a value; whitespace
+/// allowed where JSON allows it.
 #[inline(always)]
-unsafe fn window_key_value<const NOTE: bool>(
-    b: &[u8],
-    p: usize,
-    fast_end: usize,
-    w: &mut Window,
+fn window_key_value<'a, const NOTE: bool>(
+    cur: Cursor<'a>,
+    mut p: usize,
+    block: &'a [u8; 64],
+    w: &mut Window<'a>,
     mask: &impl Fn(&[u8; 64]) -> u64,
     long: &mut LongValues,
 ) -> Step {
-    debug_assert!(p <= fast_end && fast_end + 64 <= b.len());
-    // SAFETY: `p <= fast_end`, the caller's guarantee.
-    let Some(p) = (unsafe { window_byte_after_ws(b, p, fast_end, b'"') }) else {
-        return Step::HandOver;
-    };
-    // SAFETY: `p + 1 <= fast_end + 1`, and the rest is the caller's guarantee.
-    unsafe { window_key_body_value::<NOTE>(b, p + 1, fast_end, w, mask, long) }
-}
-
-/// Where `want` is: at `p`, or after the whitespace from `p`, before `fast_end`;
-/// `None` (hand over) for anything else.
-///
-/// # Safety
-/// - `p <= fast_end < b.len()`.
-#[inline(always)]
-unsafe fn window_byte_after_ws(b: &[u8], p: usize, fast_end: usize, want: u8) -> Option<usize> {
-    // SAFETY: `p <= fast_end < b.len()`, the caller's guarantee.
-    if unsafe { at(b, p) } == want {
-        return Some(p);
+    if block[0] != b'"' {
+        p = ws_from(cur.bytes(), p);
+        match cur.block_before_end(p) {
+            Some(after_ws) if after_ws[0] == b'"' => {}
+            _ => return Step::HandOver,
+        }
     }
-    let p = ws_from(b, p);
-    // SAFETY: `p < fast_end` when the second operand is evaluated.
-    (p < fast_end && unsafe { at(b, p) } == want).then_some(p)
+    window_key_body_value::<NOTE>(cur, p + 1, w, mask, long)
 }
 
 /// The rest of an object member whose key's body starts at `s` (just after its
 /// opening quote): the key's end, `:`, then a value.
-///
-/// # Safety
-/// - `s <= fast_end + 1` and `fast_end + 64 <= b.len()`;
-/// - [`Window`]'s invariant holds for `w` and `b`.
 #[inline(always)]
-unsafe fn window_key_body_value<const NOTE: bool>(
-    b: &[u8],
+fn window_key_body_value<'a, const NOTE: bool>(
+    cur: Cursor<'a>,
     s: usize,
-    fast_end: usize,
-    w: &mut Window,
+    w: &mut Window<'a>,
     mask: &impl Fn(&[u8; 64]) -> u64,
     long: &mut LongValues,
 ) -> Step {
-    debug_assert!(s <= fast_end + 1 && fast_end + 64 <= b.len());
-    // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
-    let Some(q) = (unsafe { window_string_end(b, s, w, mask) }) else {
+    let Some(mut q) = window_string_end(cur.bytes(), s, w, mask) else {
         return Step::HandOver;
     };
-    if q >= fast_end {
+    let Some(mut block) = cur.block_before_end(q) else {
         return Step::HandOver;
+    };
+    if block[0] != b':' {
+        q = ws_from(cur.bytes(), q);
+        block = match cur.block_before_end(q) {
+            Some(after_ws) if after_ws[0] == b':' => after_ws,
+            _ => return Step::HandOver,
+        };
     }
-    // SAFETY: `q < fast_end`, checked just above.
-    let Some(q) = (unsafe { window_byte_after_ws(b, q, fast_end, b':') }) else {
-        return Step::HandOver;
-    };
-    // SAFETY: `q + 1 <= fast_end`, and the rest is the caller's guarantee.
-    unsafe { window_value::<NOTE>(b, q + 1, fast_end, w, mask, long) }
+    window_value::<NOTE>(cur, q + 1, next(block), w, mask, long)
 }
 
 /// One value at `p` (just after the `,` or `[` in an array, the `:` in an
-/// object) of the window loop, whitespace before it allowed; with `NOTE`, a long
-/// string is noted in `long` (the member functions around it pass both on).
-///
-/// # Safety
-/// - `p <= fast_end` and `fast_end + 64 <= b.len()`;
-/// - [`Window`]'s invariant holds for `w` and `b`.
+/// object) of the window loop, `block` the 64 bytes from `p`, whitespace before
+/// it allowed; with `NOTE`, a long string is noted in `long` (the member
+/// functions around it pass both on).
 #[inline(always)]
-unsafe fn window_value<const NOTE: bool>(
-    b: &[u8],
+fn window_value<'a, const NOTE: bool>(
+    cur: Cursor<'a>,
     mut p: usize,
-    fast_end: usize,
-    w: &mut Window,
+    mut block: &'a [u8; 64],
+    w: &mut Window<'a>,
     mask: &impl Fn(&[u8; 64]) -> u64,
     long: &mut LongValues,
 ) -> Step {
-    debug_assert!(p <= fast_end && fast_end + 64 <= b.len());
-    // SAFETY: `p <= fast_end < b.len()`, the caller's guarantee.
-    let mut c = unsafe { at(b, p) };
-    if c <= b' ' {
+    let b = cur.bytes();
+    if block[0] <= b' ' {
         p = ws_from(b, p);
-        if p >= fast_end {
-            return Step::HandOver;
-        }
-        // SAFETY: `p < fast_end`, checked just above.
-        c = unsafe { at(b, p) };
+        block = match cur.block_before_end(p) {
+            Some(after_ws) => first(after_ws),
+            None => return Step::HandOver,
+        };
     }
-    // Here `p <= fast_end`: 64 bytes from `p` are in `b`. The kinds are tested
-    // one compare each, the most frequent first (strings, containers, then
-    // positive integers): a chain of well-predicted compares rather than one
-    // jump table whose indirect jump follows the input's mix of kinds.
+    let c = block[0];
+    // The kinds are tested one compare each, the most frequent first
+    // (strings, containers, then positive integers): a chain of
+    // well-predicted compares rather than one jump table whose indirect jump
+    // follows the input's mix of kinds.
     if c == b'"' {
-        // SAFETY: `w`'s invariant holds for `b`, the caller's guarantee.
-        let Some(end) = (unsafe { window_string_end(b, p + 1, w, mask) }) else {
+        let Some(end) = window_string_end(b, p + 1, w, mask) else {
             return Step::HandOver;
         };
         // Long strings are noted (in the window's offsets: the padded copy
@@ -482,8 +409,11 @@ unsafe fn window_value<const NOTE: bool>(
     if c | 0x20 == b'{' {
         return Step::Open(p);
     }
-    // SAFETY: the caller's guarantee, passed on.
-    let step = unsafe { window_scalar(b, p, c) };
+    debug_assert!(core::ptr::eq(block.as_ptr(), b[p..].as_ptr()));
+    // SAFETY: `p <= cur.end()`: `block` is the 64 bytes from `p`, handed out
+    // by `cur`. Taken again from `p` rather than kept in a register across the
+    // tests above, which costs more.
+    let step = window_scalar(b, unsafe { cur.block_unchecked(p) }, p);
     // The rare number that long is noted too, as the general loop does.
     if let (true, Step::End(end)) = (NOTE, &step) {
         long.note(p, *end);
@@ -491,39 +421,57 @@ unsafe fn window_value<const NOTE: bool>(
     step
 }
 
-/// A value of the window loop that is neither a string nor a container: a
-/// number or a literal at `p`, whose first byte is `c`.
-///
-/// # Safety
-/// - `p + 64 <= b.len()`.
+/// `block[o]`, at one of the offsets a number's reads in the window loop
+/// reach (`o < 32`).
 #[inline(always)]
-unsafe fn window_scalar(b: &[u8], p: usize, c: u8) -> Step {
-    debug_assert!(p + 64 <= b.len() && b[p] == c);
-    // The number reads below: `p + 64 <= b.len()`; the digits read start at
-    // most two bytes after `p`, and their end (an index of the eight bytes
-    // read) is at most `p + 9`.
+fn byte_at(block: &[u8; 64], o: usize) -> u8 {
+    debug_assert!(o < 32);
+    block[o & 31]
+}
+
+/// The four bytes of `block` from offset `o < 32`, as a little-endian word.
+#[inline(always)]
+fn word4_at(block: &[u8; 64], o: usize) -> u32 {
+    debug_assert!(o < 32);
+    let o = o & 31;
+    let mut word = [0; 4];
+    word.copy_from_slice(&block[o..o + 4]);
+    u32::from_le_bytes(word)
+}
+
+/// [`digits_end8_of`] on the eight bytes of `block` from offset `o < 32` (the
+/// offset of the digits' end in `block`).
+#[inline(always)]
+fn digits_end8_at(block: &[u8; 64], o: usize) -> Option<usize> {
+    debug_assert!(o < 32);
+    let o = o & 31;
+    let mut chunk = [0; 8];
+    chunk.copy_from_slice(&block[o..o + 8]);
+    digits_end8_of(chunk, o)
+}
+
+/// A value of the window loop that is neither a string nor a container: a
+/// number or a literal at `p` of `b`, `block` the 64 bytes from `p`.
+#[inline(always)]
+fn window_scalar(b: &[u8], block: &[u8; 64], p: usize) -> Step {
+    let c = block[0];
+    // The digits read start at most two bytes after `p`, and their end (an
+    // offset of the eight bytes read) is at most 9.
     let end = if c.wrapping_sub(b'1') < 9 {
-        // SAFETY: `p + 9 <= b.len()`, as said above.
-        match unsafe { digits_end8_unchecked(b, p + 1) } {
+        match digits_end8_at(block, 1) {
             // Positive integers of up to 9 digits that end at a delimiter
             // without the byte loop; anything else as [`value_end`] takes it.
-            // SAFETY: `digits_end8` returns an index inside the eight bytes it read.
-            Some(q) if matches!(unsafe { at(b, q) }, b',' | b']' | b'}') => Ok(q),
-            // SAFETY: `p + 64 <= b.len()` and `q <= p + 8`, as said above.
-            Some(q) => unsafe { window_number_tail(b, p, q) },
+            Some(q) if matches!(byte_at(block, q), b',' | b']' | b'}') => Ok(p + q),
+            Some(q) => window_number_tail(b, block, p, q),
             None => number_cold(b, p),
         }
     } else if c == b'-' || c == b'0' {
         // `-`, then `0` or up to 8 digits, eight bytes a step as above.
-        let q = p + usize::from(c == b'-');
-        // SAFETY: `q <= p + 1 < b.len()`.
-        match unsafe { at(b, q) } {
-            // SAFETY: as above.
-            b'0' => unsafe { window_number_tail(b, p, q + 1) },
-            // SAFETY: as above.
-            b'1'..=b'9' => match unsafe { digits_end8_unchecked(b, q + 1) } {
-                // SAFETY: as above.
-                Some(r) => unsafe { window_number_tail(b, p, r) },
+        let q = usize::from(c == b'-');
+        match byte_at(block, q) {
+            b'0' => window_number_tail(b, block, p, q + 1),
+            b'1'..=b'9' => match digits_end8_at(block, q + 1) {
+                Some(r) => window_number_tail(b, block, p, r),
                 None => number_cold(b, p),
             },
             _ => number_cold(b, p),
@@ -532,8 +480,7 @@ unsafe fn window_scalar(b: &[u8], p: usize, c: u8) -> Step {
         // The literals as one 4-byte compare each (`false` from its second
         // byte); a misspelt or truncated one goes to [`value_end`], whose
         // error hands over.
-        // SAFETY: `p + 64 <= b.len()`, so `p + 5 <= b.len()`.
-        let (head, tail) = unsafe { (at4(b, p), at4(b, p + 1)) };
+        let (head, tail) = (word4_at(block, 0), word4_at(block, 1));
         if head == u32::from_le_bytes(*b"true") || head == u32::from_le_bytes(*b"null") {
             return Step::End(p + 4);
         }
@@ -548,41 +495,33 @@ unsafe fn window_scalar(b: &[u8], p: usize, c: u8) -> Step {
     end.map_or(Step::HandOver, Step::End)
 }
 
-/// The rest of a number of the window loop whose integer part is `b[start..p]`
-/// (`p` at most 10 bytes past `start`, so the bytes read here exist): a
-/// fraction and an exponent of up to 7 digits each, eight bytes a step, when
-/// the number ends at a delimiter; anything else (longer digit runs,
-/// whitespace after the number, errors) as [`number_tail`] takes it.
-///
-/// # Safety
-/// - `start + 64 <= b.len()` and `p <= start + 10`.
+/// The rest of a number of the window loop at `start` of `b`, `block` the 64
+/// bytes from `start`, whose integer part ends at offset `o <= 10`: a fraction
+/// and an exponent of up to 7 digits each, eight bytes a step, when the number
+/// ends at a delimiter; anything else (longer digit runs, whitespace after the
+/// number, errors) as [`number_tail`] takes it. The offsets read grow by at
+/// most 8 (a fraction) and 9 (an exponent) from `o`: they stay below 28.
 #[inline(always)]
-unsafe fn window_number_tail(b: &[u8], start: usize, p: usize) -> Res<usize> {
-    debug_assert!(start + 64 <= b.len() && p <= start + 10);
-    // SAFETY: every read in the block is inside `b`: `start + 64 <= b.len()` and
-    // `p <= start + 10`, the caller's guarantee; `q` grows by at most 8 (a
-    // fraction) and 9 (an exponent) from `p`, so the bytes read reach at most
-    // `start + 28`, inside `b`.
-    unsafe {
-        let mut q = p;
-        if at(b, q) == b'.' {
-            match digits_end8_unchecked(b, q + 1) {
-                Some(r) if r > q + 1 => q = r,
-                _ => return number_tail_cold(b, start, p),
-            }
+fn window_number_tail(b: &[u8], block: &[u8; 64], start: usize, o: usize) -> Res<usize> {
+    debug_assert!(o <= 10);
+    let mut q = o;
+    if byte_at(block, q) == b'.' {
+        match digits_end8_at(block, q + 1) {
+            Some(r) if r > q + 1 => q = r,
+            _ => return number_tail_cold(b, start, start + o),
         }
-        if at(b, q) | 0x20 == b'e' {
-            let s = q + 1 + usize::from(matches!(at(b, q + 1), b'+' | b'-'));
-            match digits_end8_unchecked(b, s) {
-                Some(r) if r > s => q = r,
-                _ => return number_tail_cold(b, start, p),
-            }
+    }
+    if byte_at(block, q) | 0x20 == b'e' {
+        let s = q + 1 + usize::from(matches!(byte_at(block, q + 1), b'+' | b'-'));
+        match digits_end8_at(block, s) {
+            Some(r) if r > s => q = r,
+            _ => return number_tail_cold(b, start, start + o),
         }
-        if matches!(at(b, q), b',' | b']' | b'}') {
-            Ok(q)
-        } else {
-            number_tail_cold(b, start, p)
-        }
+    }
+    if matches!(byte_at(block, q), b',' | b']' | b'}') {
+        Ok(start + q)
+    } else {
+        number_tail_cold(b, start, start + o)
     }
 }
 
@@ -609,37 +548,25 @@ fn number_tail_cold(b: &[u8], start: usize, p: usize) -> Res<usize> {
     number_tail(b, start, p)
 }
 
-/// The end of the string whose body starts at `s`, or `None` if it is not valid:
-/// the first special byte from `s` is found on the window's mask, reloaded only
-/// when `s` is past it (or the string runs past it); that byte is the closing
-/// quote for plain strings; a valid 2-byte UTF-8 character is stepped over on
-/// the same mask; else the general string loop goes on from it (as it
-/// does from the 16-byte steps of [`string_end`](super::strings::string_end)), as it does for strings
-/// reaching into the last 64 bytes.
-///
-/// # Safety
-/// - [`Window`]'s invariant holds for `w` and `b`: `w.specials == 0` or
-///   `w.at + 64 <= b.len()` (a set bit then stands for a byte of `b`, whatever
-///   `mask` computes).
+/// The end of the string of `b` whose body starts at `s`, or `None` if it is
+/// not valid: the first special byte from `s` is found on the window's mask,
+/// reloaded only when `s` is past it (or the string runs past it); that byte
+/// is the closing quote for plain strings; a valid 2-byte UTF-8 character is
+/// stepped over on the same mask; else the general string loop goes on from it
+/// (as it does from the 16-byte steps of
+/// [`string_end`](super::strings::string_end)), as it does for strings
+/// reaching into the last 64 bytes. `w` is the window over `b`.
 #[inline(always)]
-unsafe fn window_string_end(
+fn window_string_end(
     b: &[u8],
     mut s: usize,
-    w: &mut Window,
+    w: &mut Window<'_>,
     mask: &impl Fn(&[u8; 64]) -> u64,
 ) -> Option<usize> {
     loop {
         tick(1);
-        let off = s.wrapping_sub(w.at);
-        if off < 64 {
-            let m = w.specials >> off;
-            if m != 0 {
-                let i = s + m.trailing_zeros() as usize;
-                // SAFETY: `m != 0`, so `w.specials != 0` and (the invariant,
-                // the caller's guarantee) `w.at + 64 <= b.len()`; `i` is
-                // `w.at + off` plus a bit index of `m = specials >> off`, so
-                // `i < w.at + 64`.
-                let c = unsafe { at(b, i) };
+        match w.from(s) {
+            Seen::Special(i, c) => {
                 if c == b'"' {
                     return Some(i + 1);
                 }
@@ -653,14 +580,12 @@ unsafe fn window_string_end(
                 s = i + 2;
                 continue;
             }
-            s = w.at + 64;
+            Seen::Plain(end) => s = end,
+            Seen::Outside => {}
         }
-        let Some(block) = b.get(s..).and_then(<[u8]>::first_chunk) else {
+        if !w.load(s, mask) {
             return string_from(b, s).ok().map(|(end, _)| end);
-        };
-        // `block` is `b[s..s + 64]`: the invariant holds.
-        w.at = s;
-        w.specials = mask(block);
+        }
     }
 }
 
