@@ -200,16 +200,71 @@ pub(crate) fn walk_pays<K: Kernel>(b: &[u8], at: usize, kernel: K) -> bool {
     slow as usize * 4 >= SAMPLE_BLOCKS * 64
 }
 
-/// The token starts of the input from a position outside any string, block by
-/// block, in order ([`Blocks::next`]).
-pub(crate) struct Blocks<'a, K> {
+/// The token starts of the input, in order: those of one block at a time,
+/// taken from [`Blocks`] ([`Tokens::next`]). Kept apart from the blocks'
+/// state so that it stays in registers (the blocks' state does not: its cold
+/// paths take it by reference).
+pub(crate) struct Tokens<'a> {
     b: &'a [u8],
     /// Where the block of `bits` starts.
     base: usize,
-    /// Where the next block starts.
-    next: usize,
     /// The token starts of the current block not yet taken.
     bits: u64,
+}
+
+impl<'a> Tokens<'a> {
+    /// None yet: the first [`Tokens::next`] classifies the first block.
+    #[inline(always)]
+    pub(crate) fn new(b: &'a [u8]) -> Self {
+        Tokens {
+            b,
+            base: 0,
+            bits: 0,
+        }
+    }
+
+    /// Whether the current block's token starts are all taken.
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.bits == 0
+    }
+
+    /// Classifies blocks until one has a token start not taken; `None` at
+    /// the end of the input or at an error.
+    #[inline(always)]
+    pub(crate) fn fill<K: Kernel>(&mut self, s: &mut Blocks<'a, K>) -> Option<()> {
+        while self.bits == 0 {
+            (self.base, self.bits) = s.refill()?;
+        }
+        Some(())
+    }
+
+    /// The next token start and its byte, or `None` at the end of the input
+    /// or at an error.
+    #[inline(always)]
+    pub(crate) fn next<K: Kernel>(&mut self, s: &mut Blocks<'a, K>) -> Option<(usize, u8)> {
+        self.fill(s)?;
+        tick(1);
+        let at = self.base + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        debug_assert!(at < self.b.len());
+        debug_assert!(core::ptr::eq(self.b, s.b));
+        // SAFETY: `bits` marks only bytes of the input (`s.b`, which is `b`:
+        // both are the walk's input), below `b.len()` ([`Blocks::refill`]: a
+        // last block shorter than 64 bytes has its bits from `b.len()` on
+        // cleared).
+        Some((at, unsafe { *self.b.get_unchecked(at) }))
+    }
+}
+
+/// The blocks of the input from a position outside any string, classified
+/// one at a time ([`Blocks::refill`]), with what carries from one to the next.
+pub(crate) struct Blocks<'a, K> {
+    b: &'a [u8],
+    /// Where the current block starts.
+    base: usize,
+    /// Where the next block starts.
+    next: usize,
     /// The opening quote of the string the blocks before the current one end
     /// in (the last token start before it), when they do.
     last: usize,
@@ -254,7 +309,6 @@ impl<'a, K: Kernel> Blocks<'a, K> {
             b,
             base: at,
             next: at,
-            bits: 0,
             last: at,
             in_string: 0,
             escape: 0,
@@ -265,25 +319,6 @@ impl<'a, K: Kernel> Blocks<'a, K> {
             finished: (usize::MAX, 0),
             kernel,
         }
-    }
-
-    /// The next token start and its byte, or `None` at the end of the input
-    /// or at an error.
-    #[inline(always)]
-    pub(crate) fn next(&mut self) -> Option<(usize, u8)> {
-        while self.bits == 0 {
-            if !self.refill() {
-                return None;
-            }
-        }
-        tick(1);
-        let at = self.base + self.bits.trailing_zeros() as usize;
-        self.bits &= self.bits - 1;
-        debug_assert!(at < self.b.len());
-        // SAFETY: `bits` marks only bytes of the input, below `b.len()`
-        // (`refill`: a last block shorter than 64 bytes has its bits from
-        // `b.len()` on cleared).
-        Some((at, unsafe { *self.b.get_unchecked(at) }))
     }
 
     /// The kernel (for its digit masks).
@@ -306,14 +341,15 @@ impl<'a, K: Kernel> Blocks<'a, K> {
         self.finished
     }
 
-    /// Classifies the next block; `false` when there is none (or it cannot be
-    /// taken).
+    /// Classifies the next block: where it starts and its token starts (none
+    /// for a block a long string took); `None` when there is none (or it
+    /// cannot be taken).
     #[inline(always)]
-    fn refill(&mut self) -> bool {
+    fn refill(&mut self) -> Option<(usize, u64)> {
         let b = self.b;
         let at = self.next;
         if self.failed || at >= b.len() {
-            return false;
+            return None;
         }
         tick(1);
         let mut tail = [b' '; 64];
@@ -375,12 +411,10 @@ impl<'a, K: Kernel> Blocks<'a, K> {
             self.last = at + 63 - starts.leading_zeros() as usize;
         }
         if errors != 0 {
-            self.bits = starts & ((1u64 << errors.trailing_zeros()) - 1);
             self.failed = true;
-            return true;
+            return Some((at, starts & ((1u64 << errors.trailing_zeros()) - 1)));
         }
-        self.bits = starts;
-        true
+        Some((at, starts))
     }
 
     /// The escaped bytes of the current block that do not continue a valid
@@ -403,9 +437,9 @@ impl<'a, K: Kernel> Blocks<'a, K> {
 
     /// Ends the blocks: no token starts from the block being classified on.
     #[cold]
-    fn fail(&mut self) -> bool {
+    fn fail(&mut self) -> Option<(usize, u64)> {
         self.failed = true;
-        false
+        None
     }
 
     /// The block from `next` is all string: the string loop finishes the
@@ -413,7 +447,7 @@ impl<'a, K: Kernel> Blocks<'a, K> {
     /// after it.
     #[cold]
     #[inline(never)]
-    fn finish_string(&mut self) -> bool {
+    fn finish_string(&mut self) -> Option<(usize, u64)> {
         let b = self.b;
         let start = self.last;
         if b.get(start) != Some(&b'"') {
@@ -436,13 +470,12 @@ impl<'a, K: Kernel> Blocks<'a, K> {
         self.finished = (start, end);
         self.base = end;
         self.next = end;
-        self.bits = 0;
         self.in_string = 0;
         self.escape = 0;
         // The closing quote is neither whitespace nor structural.
         self.scalar = 1;
         self.close = 1;
         self.high = false;
-        true
+        Some((end, 0))
     }
 }

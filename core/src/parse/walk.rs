@@ -14,7 +14,7 @@
 //! with its exact verdicts. Whatever the walk accepts, the general loop
 //! accepts too, ending at the same place (differential tests).
 
-use super::blocks::{Blocks, DELIMITER, Kernel};
+use super::blocks::{Blocks, DELIMITER, Kernel, Tokens};
 use super::ops::tick;
 use super::scan::{self, Resume};
 use crate::long::LongValues;
@@ -57,7 +57,8 @@ pub(crate) fn walk<K: Kernel, const NOTE: bool>(
     // The long values noted so far: the general loop notes the walk's again.
     let long = if NOTE { Some(w.long.clone()) } else { None };
     let mut blocks = Blocks::new(b, p, kernel);
-    let end = walk_blocks::<K, NOTE>(b, at, base, w, &mut levels, &mut blocks);
+    let mut tokens = Tokens::new(b);
+    let end = walk_blocks::<K, NOTE>(b, at, base, w, &mut levels, &mut blocks, &mut tokens);
     if end.is_some() && blocks.utf8_valid() {
         return end;
     }
@@ -91,13 +92,14 @@ enum Value {
 }
 
 #[inline(always)]
-fn walk_blocks<K: Kernel, const NOTE: bool>(
-    b: &[u8],
+fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
+    b: &'a [u8],
     at: Resume,
     base: usize,
     w: &mut Walk<'_>,
     levels: &mut [u64; LEVELS],
-    s: &mut Blocks<'_, K>,
+    s: &mut Blocks<'a, K>,
+    t: &mut Tokens<'a>,
 ) -> Option<usize> {
     // Deeper is the general loop's: an error, or beyond the walk's levels.
     let max_depth = w.max_depth.min(64 * LEVELS - 1);
@@ -105,7 +107,7 @@ fn walk_blocks<K: Kernel, const NOTE: bool>(
         Resume::Done(end) => return Some(end),
         Resume::Open { p, depth } => {
             // The bracket at `p` is the first token start.
-            let (n, c) = s.next()?;
+            let (n, c) = t.next(s)?;
             if n != p {
                 return None;
             }
@@ -115,10 +117,6 @@ fn walk_blocks<K: Kernel, const NOTE: bool>(
             depth, in_array, ..
         } => (0, depth, in_array, false),
     };
-    // The last string value (its opening quote; 0 for none: a value never
-    // starts a message), whose end the string loop may have found
-    // ([`Blocks::finished`]): noted then, as it is long.
-    let mut string_at = 0;
     'open: loop {
         if open {
             // At the array or object opening with `c`, of level `depth`.
@@ -127,8 +125,7 @@ fn walk_blocks<K: Kernel, const NOTE: bool>(
                 return None;
             }
             in_array = c == b'[';
-            set_level(levels, depth, in_array);
-            let (n, first) = s.next()?;
+            let (n, first) = t.next(s)?;
             if first == close_of(in_array) {
                 depth -= 1;
                 if depth < base {
@@ -136,11 +133,18 @@ fn walk_blocks<K: Kernel, const NOTE: bool>(
                 }
                 in_array = level_is_array(levels, depth);
             } else {
-                let (v, vc) = if in_array { (n, first) } else { key(s, first)? };
-                match value::<K, NOTE>(b, s, v, vc, w.long, &mut string_at)? {
+                let (v, vc) = if in_array {
+                    (n, first)
+                } else {
+                    key(s, t, first)?
+                };
+                match value::<K, NOTE>(b, s, t, v, vc, w.long)? {
                     Value::Scalar => {}
                     Value::Open => {
                         c = vc;
+                        // A level's kind is kept only when a level opens inside it
+                        // (none in the innermost arrays and objects: most).
+                        set_level(levels, depth, in_array);
                         depth += 1;
                         continue 'open;
                     }
@@ -154,20 +158,15 @@ fn walk_blocks<K: Kernel, const NOTE: bool>(
         macro_rules! after {
             ($array:literal, $close:literal) => {
                 loop {
-                    let (n, next) = s.next()?;
-                    if NOTE && string_at != 0 {
-                        if s.finished().0 == string_at {
-                            w.long.note(string_at, s.finished().1);
-                        }
-                        string_at = 0;
-                    }
+                    let (n, next) = t.next(s)?;
                     if next == b',' {
-                        let (v, vc) = s.next()?;
-                        let (v, vc) = if $array { (v, vc) } else { key(s, vc)? };
-                        match value::<K, NOTE>(b, s, v, vc, w.long, &mut string_at)? {
+                        let (v, vc) = t.next(s)?;
+                        let (v, vc) = if $array { (v, vc) } else { key(s, t, vc)? };
+                        match value::<K, NOTE>(b, s, t, v, vc, w.long)? {
                             Value::Scalar => {}
                             Value::Open => {
                                 c = vc;
+                                set_level(levels, depth, in_array);
                                 depth += 1;
                                 continue 'open;
                             }
@@ -203,31 +202,37 @@ fn close_of(in_array: bool) -> u8 {
 /// A member's key, at a token start whose byte is `k`, and the `:` after it:
 /// where its value starts, and that byte.
 #[inline(always)]
-fn key<K: Kernel>(s: &mut Blocks<'_, K>, k: u8) -> Option<(usize, u8)> {
+fn key<'a, K: Kernel>(s: &mut Blocks<'a, K>, t: &mut Tokens<'a>, k: u8) -> Option<(usize, u8)> {
     if k != b'"' {
         return None;
     }
-    let (_, colon) = s.next()?;
+    let (_, colon) = t.next(s)?;
     if colon != b':' {
         return None;
     }
-    s.next()
+    t.next(s)
 }
 
 /// The value starting at the token start `v`, whose byte is `c`.
 #[inline(always)]
-fn value<K: Kernel, const NOTE: bool>(
-    b: &[u8],
-    s: &Blocks<'_, K>,
+fn value<'a, K: Kernel, const NOTE: bool>(
+    b: &'a [u8],
+    s: &mut Blocks<'a, K>,
+    t: &mut Tokens<'a>,
     v: usize,
     c: u8,
     long: &mut LongValues,
-    string_at: &mut usize,
 ) -> Option<Value> {
     let end = match c {
         b'"' => {
-            if NOTE {
-                *string_at = v;
+            // A string that may go on past its block is noted if long: the
+            // blocks up to the next token start say where it ends
+            // ([`Blocks::finished`]).
+            if NOTE && t.is_empty() {
+                t.fill(s)?;
+                if s.finished().0 == v {
+                    long.note(v, s.finished().1);
+                }
             }
             return Some(Value::Scalar);
         }

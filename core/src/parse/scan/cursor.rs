@@ -100,6 +100,16 @@ impl<'a> Cursor<'a> {
         unsafe { &*self.bytes.as_ptr().add(p).cast::<[u8; 64]>() }
     }
 
+    /// The 65 bytes from `p`, if `p < end` and `p < limit`.
+    #[inline(always)]
+    pub(super) fn block_before(self, p: usize, limit: usize) -> Option<&'a [u8; 65]> {
+        if p < limit {
+            self.block_before_end(p)
+        } else {
+            None
+        }
+    }
+
     /// The 65 bytes from `p`, if `p < end` (a position whose token the window
     /// loop still takes: the 64 bytes from the next one are there too,
     /// [`next`]).

@@ -47,7 +47,7 @@ impl Scanner<'_, '_> {
         let mut buf = [MaybeUninit::uninit(); PADDED_BUF];
         let pos = self.pos;
         let pad = Cursor::padded(&mut buf, self.bytes, pos);
-        match self.nested_window::<NOTE>(pad.bytes(), 0, base, depth) {
+        match self.nested_window::<NOTE>(pad.bytes(), 0, base, depth, usize::MAX) {
             Resume::Done(i) => Resume::Done(pos + i),
             Resume::Open { p, depth } => Resume::Open { p: pos + p, depth },
             Resume::After { p, depth, in_array } => Resume::After {
@@ -66,13 +66,14 @@ impl Scanner<'_, '_> {
         p: usize,
         base: usize,
         depth: usize,
+        stop: usize,
     ) -> Resume {
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
         if simd::has_avx2() {
             // SAFETY: AVX2, BMI1 and BMI2 were detected on this CPU.
-            return unsafe { self.nested_window_avx2::<NOTE>(b, p, base, depth) };
+            return unsafe { self.nested_window_avx2::<NOTE>(b, p, base, depth, stop) };
         }
-        self.nested_window_portable::<NOTE>(b, p, base, depth)
+        self.nested_window_portable::<NOTE>(b, p, base, depth, stop)
     }
 
     /// [`Scanner::nested_window_with`] on the portable kernel (one copy for
@@ -84,8 +85,9 @@ impl Scanner<'_, '_> {
         p: usize,
         base: usize,
         depth: usize,
+        stop: usize,
     ) -> Resume {
-        self.nested_window_with::<NOTE>(b, p, base, depth, simd::special_mask64)
+        self.nested_window_with::<NOTE>(b, p, base, depth, stop, simd::special_mask64)
     }
 
     /// [`Scanner::nested_window_with`] compiled for AVX2 (and BMI1/BMI2: shifts
@@ -103,9 +105,10 @@ impl Scanner<'_, '_> {
         p: usize,
         base: usize,
         depth: usize,
+        stop: usize,
     ) -> Resume {
         // SAFETY: AVX2 is this function's caller's guarantee.
-        self.nested_window_with::<NOTE>(b, p, base, depth, |block| unsafe {
+        self.nested_window_with::<NOTE>(b, p, base, depth, stop, |block| unsafe {
             simd::avx2::special_mask64(block)
         })
     }
@@ -121,7 +124,8 @@ impl Scanner<'_, '_> {
     /// general loop rescans that token and gives the verdict. Whatever it
     /// accepted, the general loop accepts too, in the same state (differential
     /// tests check this). With `NOTE`, the long strings are noted
-    /// ([`LongValues`]).
+    /// ([`LongValues`]). No array or object opens at or past `stop`: the loop
+    /// hands over there ([`Scanner::nested_long`] samples for the walk again).
     #[inline(always)]
     fn nested_window_with<const NOTE: bool>(
         &mut self,
@@ -129,6 +133,7 @@ impl Scanner<'_, '_> {
         mut p: usize,
         base: usize,
         mut depth: usize,
+        stop: usize,
         mask: impl Fn(&[u8; 64]) -> u64,
     ) -> Resume {
         let max_depth = self.max_depth;
@@ -165,7 +170,8 @@ impl Scanner<'_, '_> {
             if depth > max_depth {
                 return Resume::Open { p, depth };
             }
-            let Some(block) = cur.block_before_end(p) else {
+            // No array or object opens at or past `stop` (nor at `end`).
+            let Some(block) = cur.block_before(p, stop) else {
                 return Resume::Open { p, depth };
             };
             let t = p;
@@ -601,7 +607,9 @@ fn two_byte_char(b: &[u8], i: usize) -> bool {
 #[cfg(test)]
 mod window_tests {
     use super::Scanner;
+    use crate::parse::scan::nested::WALKS;
     use crate::parse::test_json::value;
+    use crate::simd;
 
     fn verdict(input: &[u8], max_depth: usize, general: bool) -> String {
         let mut stack = vec![0u64; max_depth / 64 + 1];
@@ -623,8 +631,8 @@ mod window_tests {
         format!("{v:?} {entries:?}")
     }
 
-    /// Messages long enough for the structural walk (the window loop hands
-    /// over to it [`super::WALK_AFTER`] bytes into a nested value): the same
+    /// Messages long enough for the structural walk (from a nested value's
+    /// start, or where the window loop hands over to it): the same
     /// verdicts as the general loop alone, and the same long values noted, on
     /// generated params (compact and with whitespace), truncated, and with a
     /// troublemaker byte written over positions all along.
@@ -638,14 +646,44 @@ mod window_tests {
         ];
         for round in 0..rounds {
             let ws = round % 2 == 1;
+            // Half the rounds open with a header of strings, which the first
+            // sample refuses, and go on long enough for a later one.
+            let header = round % 4 >= 2;
             let mut v = br#"{"jsonrpc":"2.0","method":"ingest","params":["#.to_vec();
+            if header {
+                v.extend_from_slice(br#"{"names":["#);
+                for i in 0..40 {
+                    let sep = if i > 0 { "," } else { "" };
+                    v.extend_from_slice(
+                        format!("{sep}\"name number {i} of the header\"").as_bytes(),
+                    );
+                }
+                v.extend_from_slice(b"]},");
+            }
+            let size = if header { 14_000 } else { 6000 };
             let mut first = true;
-            while v.len() < 6000 {
+            while v.len() < size {
                 if !first {
                     v.push(b',');
                 }
                 first = false;
-                value(&mut next, 2, ws, &mut v);
+                if header {
+                    // A body the window loop goes through (numbers and
+                    // literals, short ASCII keys) up to where it stops.
+                    let nums = [
+                        "-65.613616999999977",
+                        "0",
+                        "1e5",
+                        "-0.5E-3",
+                        "true",
+                        "120933",
+                    ];
+                    let n = nums[next() % nums.len()];
+                    let sp = if ws { " " } else { "" };
+                    v.extend_from_slice(format!("[{n},{sp}{n}],{{\"k\":{n}}}").as_bytes());
+                } else {
+                    value(&mut next, 2, ws, &mut v);
+                }
             }
             // A long string and a long number, to be noted.
             v.extend_from_slice(b",\"");
@@ -655,7 +693,11 @@ mod window_tests {
             v.extend_from_slice(br#"],"id":1}"#);
             let want = verdict_long(&v, true);
             assert!(want.starts_with("Ok(())"), "{want}");
+            let walks = WALKS.get();
             assert_eq!(verdict_long(&v, false), want);
+            if header && simd::has_avx2() && !cfg!(miri) {
+                assert!(WALKS.get() > walks, "no walk after the header");
+            }
             for _ in 0..cuts {
                 let w = &v[..next() % v.len()];
                 assert_eq!(verdict_long(w, false), verdict_long(w, true));
