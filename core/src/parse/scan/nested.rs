@@ -234,14 +234,19 @@ impl Scanner<'_, '_> {
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
         if self.bytes.len() - p >= WALK_MIN && simd::has_avx2() {
             // SAFETY: AVX2, BMI1, BMI2 and PCLMULQDQ were detected on this CPU.
-            return unsafe { self.walk_avx2::<NOTE>(Resume::Open { p, depth }, base) };
+            if !unsafe { walk_pays_avx2(self.bytes, p) } {
+                return None;
+            }
+            // SAFETY: as above.
+            return Some(unsafe { self.walk_avx2::<NOTE>(Resume::Open { p, depth }, base) });
         }
         let _ = (p, base, depth);
         None
     }
 
     /// [`walk::walk`] compiled for AVX2, on the AVX2 kernel, from the
-    /// opening `at` (a [`Resume::Open`]).
+    /// opening `at` (a [`Resume::Open`]): the value's end, or `at` for the
+    /// general loop if the walk gave up.
     ///
     /// # Safety
     /// - The CPU must support AVX2, BMI1, BMI2 and PCLMULQDQ
@@ -249,14 +254,7 @@ impl Scanner<'_, '_> {
     #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
     #[target_feature(enable = "avx2,bmi1,bmi2,pclmulqdq")]
     #[inline(never)]
-    unsafe fn walk_avx2<const NOTE: bool>(&mut self, at: Resume, base: usize) -> Option<Resume> {
-        let Resume::Open { p, .. } = at else {
-            return None;
-        };
-        // SAFETY: AVX2 and PCLMULQDQ, this function's caller's guarantee.
-        if !blocks::walk_pays(self.bytes, p, unsafe { blocks::Avx2::new() }) {
-            return None;
-        }
+    unsafe fn walk_avx2<const NOTE: bool>(&mut self, at: Resume, base: usize) -> Resume {
         #[cfg(test)]
         WALKS.set(WALKS.get() + 1);
         let mut w = walk::Walk {
@@ -266,12 +264,10 @@ impl Scanner<'_, '_> {
         };
         // SAFETY: as above.
         let kernel = unsafe { blocks::Avx2::new() };
-        Some(
-            match walk::walk::<_, NOTE>(self.bytes, at, base, &mut w, kernel) {
-                Some(end) => Resume::Done(end),
-                None => at,
-            },
-        )
+        match walk::walk::<_, NOTE>(self.bytes, at, base, &mut w, kernel) {
+            Some(end) => Resume::Done(end),
+            None => at,
+        }
     }
 
     #[inline]
@@ -326,4 +322,18 @@ pub(crate) fn general_value_end(b: &[u8], max_depth: usize) -> Option<usize> {
     let mut long = LongValues::default();
     let mut sc = Scanner::new(b, max_depth, &mut stack, &mut long).general_only();
     sc.scan_nested(1, 1).ok().map(|()| sc.pos)
+}
+
+/// [`blocks::walk_pays`] compiled for AVX2, out of the walk's own function
+/// (whose set-up a refused sample would pay for nothing).
+///
+/// # Safety
+/// - The CPU must support AVX2 and PCLMULQDQ ([`simd::has_avx2`] returned
+///   `true`).
+#[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+#[target_feature(enable = "avx2,bmi1,bmi2,pclmulqdq")]
+#[inline(never)]
+unsafe fn walk_pays_avx2(b: &[u8], p: usize) -> bool {
+    // SAFETY: AVX2 and PCLMULQDQ, this function's caller's guarantee.
+    blocks::walk_pays(b, p, unsafe { blocks::Avx2::new() })
 }
