@@ -118,8 +118,8 @@ if [[ "${1:-}" == "profile" ]]; then
         | sort -rn >"$out/per"
     echo "== $stack on $workload: instructions per message by function, inlined code included"
     awk -F'\t' '$2 ~ /^F / && n++ < 20 { printf "%8s  %s\n", $1, substr($2, 3) }' "$out/per"
-    echo "== by source line (top 40)"
-    awk -F'\t' '$2 ~ /^L / && n++ < 40 { print $1 "\t" substr($2, 3) }' "$out/per" >"$out/top"
+    echo "== by source line (top ${TOP:-40})"
+    awk -F'\t' -v top="${TOP:-40}" '$2 ~ /^L / && n++ < top { print $1 "\t" substr($2, 3) }' "$out/per" >"$out/top"
     while IFS=$'\t' read -r v loc; do
         src="${loc%:*}"
         line="${loc##*:}"
