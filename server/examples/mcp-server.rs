@@ -13,8 +13,14 @@
 //!
 //! ```sh
 //! cargo build --release -p switchboard-server --examples
-//! target/release/examples/mcp-server [--request-timeout-ms N]
+//! target/release/examples/mcp-server [--request-timeout-ms N]          # stdio
+//! target/release/examples/mcp-server --http 127.0.0.1:8000             # http://127.0.0.1:8000/mcp
 //! ```
+//!
+//! With `--http ADDR` it serves MCP's Streamable HTTP transport
+//! (`switchboard_server::streamable`): sessions by `Mcp-Session-Id`, a POST
+//! answered as JSON or, when the tool talks back first (`slow`'s progress,
+//! `ask`'s sampling request), as a server-sent event stream.
 //!
 //! Protocol versions 2025-06-18 and 2025-11-25: the client's if it is one of
 //! them, otherwise the latest. Capabilities: `tools` (`listChanged`) and
@@ -221,6 +227,7 @@ fn main() -> ExitCode {
         ..DuplexConfig::default()
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut http: Option<String> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -233,8 +240,18 @@ fn main() -> ExitCode {
                     .connection
                     .request_timeout(Some(Duration::from_millis(ms)));
             }
+            "--http" => {
+                let Some(addr) = it.next() else {
+                    eprintln!("mcp-server: --http needs an address (HOST:PORT)");
+                    return ExitCode::from(2);
+                };
+                http = Some(addr.clone());
+            }
             "--help" | "-h" => {
-                println!("usage: mcp-server [--request-timeout-ms N]  (MCP over stdio, NDJSON)");
+                println!(
+                    "usage: mcp-server [--request-timeout-ms N] [--http ADDR]\n  \
+                     MCP over stdio (NDJSON), or with --http over Streamable HTTP at http://ADDR/mcp"
+                );
                 return ExitCode::SUCCESS;
             }
             other => {
@@ -250,6 +267,9 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("a tokio runtime");
+    if let Some(addr) = http {
+        return runtime.block_on(serve_http(&addr, config));
+    }
     let result = runtime.block_on(async {
         let duplex = Duplex::new(router(), config);
         {
@@ -266,6 +286,41 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             log::error(format_args!("stdio: {e}"));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `--http ADDR`: MCP's Streamable HTTP transport at `http://ADDR/mcp`, one
+/// connection per session, until Ctrl-C.
+async fn serve_http(addr: &str, config: DuplexConfig) -> ExitCode {
+    use switchboard_server::streamable::{Streamable, StreamableConfig, serve};
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            log::error(format_args!("--http {addr}: {e}"));
+            return ExitCode::from(1);
+        }
+    };
+    let local = listener
+        .local_addr()
+        .map_or_else(|_| addr.to_owned(), |a| a.to_string());
+    // The line a supervisor (or a test) reads the port from.
+    eprintln!("mcp-server: listening on http://{local}/mcp");
+    let service = Streamable::new(
+        router(),
+        StreamableConfig {
+            connection: config.connection,
+            ..StreamableConfig::default()
+        },
+    );
+    let stop = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    match serve(listener, service, stop).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            log::error(format_args!("--http {addr}: {e}"));
             ExitCode::from(1)
         }
     }

@@ -458,7 +458,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
 
 /// Fails the requests to the client that are not answered in time, until the
 /// connection closes.
-async fn timer(conn: &Connection) {
+pub(crate) async fn timer(conn: &Connection) {
     let mut sleep = pin!(tokio::time::sleep(Duration::from_secs(3600)));
     poll_fn(|cx| {
         loop {

@@ -278,7 +278,7 @@ impl Switchboard {
 
 /// Reads the body: `Ok(Some(bytes))` when it came in one piece (no copy),
 /// `Ok(None)` when it was collected into `buf`, or the error response.
-async fn read_body<B: Body>(
+pub(crate) async fn read_body<B: Body>(
     body: B,
     limit: usize,
     deadline: tokio::time::Instant,
@@ -359,7 +359,7 @@ fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
     r
 }
 
-fn too_large() -> Response<ResponseBody> {
+pub(crate) fn too_large() -> Response<ResponseBody> {
     let mut r = plain(
         StatusCode::PAYLOAD_TOO_LARGE,
         "body larger than max_message_bytes\n",
@@ -371,7 +371,7 @@ fn too_large() -> Response<ResponseBody> {
 
 /// `application/json`, any case, with parameters allowed; a `charset` parameter must
 /// name UTF-8 (quoted or not, any case).
-fn is_json(value: Option<&HeaderValue>) -> bool {
+pub(crate) fn is_json(value: Option<&HeaderValue>) -> bool {
     let Some(value) = value else { return false };
     if value.as_bytes() == b"application/json" {
         return true; // what nearly every client sends
@@ -404,7 +404,7 @@ fn is_json(value: Option<&HeaderValue>) -> bool {
 }
 
 /// Whether `Authorization: Bearer <token>` carries exactly `token`.
-fn authorized(headers: &HeaderMap, token: &[u8]) -> bool {
+pub(crate) fn authorized(headers: &HeaderMap, token: &[u8]) -> bool {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return false;
     };

@@ -2,7 +2,8 @@
 //! [`http`] (JSON-RPC over HTTP on hyper and tokio, as a mountable service and a
 //! server), [`duplex`] (the full-duplex driver for any byte stream: stdio, Unix
 //! sockets, TCP), [`stdio`] (newline-delimited or `Content-Length`-framed JSON-RPC on byte
-//! streams), [`inspect`] (what the parser sees), [`demo`] (the demo methods) and
+//! streams), [`streamable`] (MCP's Streamable HTTP: sessions, server-sent
+//! events), [`inspect`] (what the parser sees), [`demo`] (the demo methods) and
 //! [`log`] (leveled logging to standard error).
 
 pub mod demo;
@@ -11,3 +12,4 @@ pub mod http;
 pub mod inspect;
 pub mod log;
 pub mod stdio;
+pub mod streamable;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real-client suites: drive examples/mcp-server with the official MCP Python SDK
-# and examples/lsp-server with pygls, both installed from PyPI into a virtualenv.
+# (over stdio, and over Streamable HTTP with `--http`) and examples/lsp-server
+# with pygls, both installed from PyPI into a virtualenv.
 #
 #   tests/clients/run.sh [extra pytest args]
 #
@@ -47,7 +48,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
         || install_failed "pip install -r $requirements failed"
     echo "$want" > "$stamp"
 fi
-"$venv/bin/python" -c "import mcp, pygls, lsprotocol, anyio, pytest, pytest_timeout" \
+"$venv/bin/python" -c "import mcp, mcp.client.streamable_http, httpx2, pygls, lsprotocol, anyio, pytest, pytest_timeout" \
     || install_failed "the installed client packages do not import"
 
 abspath() { case "$1" in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
@@ -69,7 +70,7 @@ unset PYTHONPATH
 "$venv/bin/python" -m pytest \
     -c "$here/pytest.ini" --rootdir "$here" \
     -v \
-    "$here/test_mcp.py" "$here/test_lsp.py" "$@"
+    "$here/test_mcp.py" "$here/test_mcp_http.py" "$here/test_lsp.py" "$@"
 status=$?
 if [ "$status" -eq 5 ]; then
     echo "ERROR: tests/clients: pytest collected no tests" >&2
