@@ -670,7 +670,7 @@ mod tests {
             b"\"\"",
             b"12.5e3",
         ];
-        let rounds = if cfg!(miri) { 10 } else { 2000 };
+        let rounds = if cfg!(miri) { 4 } else { 2000 };
         for _ in 0..rounds {
             let mut v = vec![b' '; next() % 70];
             let start = v.len();

@@ -658,10 +658,19 @@ mod tests {
             &[0, 1, 31, 32, 62, 63]
         };
         let blocks = if cfg!(miri) { 2..3 } else { 1..5 };
+        // Under Miri: one multi-byte character, an invalid byte, an escape of
+        // each kind (every flag still met by the other tests' walks).
+        let flags = if cfg!(miri) { &flags[2..5] } else { flags };
         for &first in flags {
             for block in blocks.clone() {
                 for &off in offsets {
-                    for second in [None, Some(("é".as_bytes(), 1)), Some((&b"\\u00e9"[..], 2))] {
+                    let seconds = [None, Some(("é".as_bytes(), 1)), Some((&b"\\u00e9"[..], 2))];
+                    let seconds = if cfg!(miri) {
+                        &seconds[1..]
+                    } else {
+                        &seconds[..]
+                    };
+                    for &second in seconds {
                         let mut b = b"ab\\n".to_vec();
                         let p = 2;
                         b.resize(p + 64 * 6 + 3, b'x');
