@@ -13,7 +13,10 @@
 //!
 //! The views carry the record. A [`Session`] keeps one [`LongValues`], has the
 //! scanner fill it for each long message, and hands its handlers params that
-//! hold a [`Record`] of it ([`LongValues::record`]): [`crate::Params`],
+//! hold a [`Record`] of it ([`LongValues::record`]; the parser's requests keep
+//! their params as bytes, `ParamsBytes`, and the record is added as the
+//! session makes each call, so the parser's messages do not grow by it):
+//! [`crate::Params`],
 //! [`crate::RawValue`], their member and element iterators and the serde
 //! deserializer over them all carry one (`Copy`, one pointer, `None` when no
 //! long value was noted), and every view made from a view (a member's value,

@@ -76,8 +76,10 @@ pub struct RawValue<'a> {
     open: bool,
 }
 
-// The slice, the record's pointer and the flag.
+// The slice, the record's pointer and the flag (24 bytes before the record).
 const _: () = assert!(size_of::<RawValue<'_>>() <= 4 * size_of::<usize>());
+// The slice and the record's pointer; `None` in the pointer's niche.
+const _: () = assert!(size_of::<Option<Params<'_>>>() == 3 * size_of::<usize>());
 
 impl<'a> RawValue<'a> {
     /// Wraps bytes that the scanner validated as exactly one JSON value.
