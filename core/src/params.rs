@@ -7,7 +7,7 @@ use core::fmt;
 
 use serde::Deserialize;
 
-use crate::long;
+use crate::long::{self, Record};
 use crate::parse::ops::tick;
 use crate::simd;
 use crate::unescape;
@@ -68,16 +68,34 @@ pub struct RawValue<'a> {
     /// From the value's first byte to its last, or, when `open`, to somewhere
     /// after its last byte inside the same validated JSON.
     bytes: &'a [u8],
+    /// The long values of the message this value is part of, when a session
+    /// handed it out ([`crate::long`]); the views made from this one inherit it.
+    long: Record<'a>,
     /// `bytes` runs past the end of the value (an array or object whose end has
     /// not been sought).
     open: bool,
 }
 
+// The slice, the record's pointer and the flag (24 bytes before the record).
+const _: () = assert!(size_of::<RawValue<'_>>() <= 4 * size_of::<usize>());
+// The slice and the record's pointer; `None` in the pointer's niche.
+const _: () = assert!(size_of::<Option<Params<'_>>>() == 3 * size_of::<usize>());
+
 impl<'a> RawValue<'a> {
     /// Wraps bytes that the scanner validated as exactly one JSON value.
     pub(crate) fn new_validated(bytes: &'a [u8]) -> Self {
+        Self::in_message(bytes, Record::NONE)
+    }
+
+    /// [`RawValue::new_validated`] for bytes inside the message `long` records.
+    #[inline(always)]
+    fn in_message(bytes: &'a [u8], long: Record<'a>) -> Self {
         debug_assert!(!bytes.is_empty());
-        RawValue { bytes, open: false }
+        RawValue {
+            bytes,
+            long,
+            open: false,
+        }
     }
 
     /// Wraps bytes that a `RawValue` handed out ([`RawValue::as_bytes`]) again,
@@ -90,15 +108,19 @@ impl<'a> RawValue<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn from_validated(bytes: &'a [u8]) -> Option<Self> {
-        (!bytes.is_empty()).then_some(RawValue { bytes, open: false })
+        (!bytes.is_empty()).then(|| RawValue::new_validated(bytes))
     }
 
     /// Wraps validated JSON that starts with an array or object, running past
     /// its end (the end is sought when the bytes are asked for).
     #[inline]
-    fn open_container(bytes: &'a [u8]) -> Self {
+    fn open_container(bytes: &'a [u8], long: Record<'a>) -> Self {
         debug_assert!(matches!(bytes.first(), Some(b'[' | b'{')));
-        RawValue { bytes, open: true }
+        RawValue {
+            bytes,
+            long,
+            open: true,
+        }
     }
 
     /// The value's exact bytes as received.
@@ -260,6 +282,7 @@ impl<'a> RawValue<'a> {
     pub fn array_iter(&self) -> Option<Elements<'a>> {
         (self.kind() == Kind::Array).then_some(Elements {
             b: self.bytes,
+            long: self.long,
             pos: 1,
         })
     }
@@ -269,6 +292,7 @@ impl<'a> RawValue<'a> {
     pub fn object_iter(&self) -> Option<Members<'a>> {
         (self.kind() == Kind::Object).then_some(Members {
             b: self.bytes,
+            long: self.long,
             pos: 1,
         })
     }
@@ -302,6 +326,7 @@ impl<'a> RawValue<'a> {
     pub fn array_iter_at(&self, offset: usize) -> Option<Elements<'a>> {
         (self.kind() == Kind::Array).then_some(Elements {
             b: self.bytes,
+            long: self.long,
             pos: offset.min(self.bytes.len()),
         })
     }
@@ -313,6 +338,7 @@ impl<'a> RawValue<'a> {
     pub fn object_iter_at(&self, offset: usize) -> Option<Members<'a>> {
         (self.kind() == Kind::Object).then_some(Members {
             b: self.bytes,
+            long: self.long,
             pos: offset.min(self.bytes.len()),
         })
     }
@@ -338,7 +364,7 @@ impl<'a> RawValue<'a> {
     /// assert_eq!(e.detail(), "invalid type: integer `36`, expected a borrowed string at line 1 column 10");
     /// ```
     pub fn parse<T: Deserialize<'a>>(&self) -> Result<T, ParamsError> {
-        de::from_validated(self.as_bytes())
+        de::from_validated(self.as_bytes(), self.long)
     }
 }
 
@@ -385,22 +411,34 @@ impl fmt::Display for RawValue<'_> {
 /// let s: Sub = params.parse().unwrap();
 /// assert_eq!(s.minuend - s.subtrahend, 19);
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 pub struct Params<'a> {
     /// The exact bytes of the array or object.
     bytes: &'a [u8],
+    /// The long values of the message, when a session hands the params to a
+    /// handler ([`crate::long`]); every view made from them inherits it.
+    long: Record<'a>,
 }
 
 impl<'a> Params<'a> {
     pub(crate) fn new_validated(bytes: &'a [u8]) -> Self {
         debug_assert!(matches!(bytes.first(), Some(b'[' | b'{')));
-        Params { bytes }
+        Params {
+            bytes,
+            long: Record::NONE,
+        }
+    }
+
+    /// Whether these params carry a record of long values.
+    #[cfg(test)]
+    pub(crate) fn carries_record(&self) -> bool {
+        self.long.is_some()
     }
 
     /// The params as a raw value.
     #[inline]
     pub fn raw(&self) -> RawValue<'a> {
-        RawValue::new_validated(self.bytes)
+        RawValue::in_message(self.bytes, self.long)
     }
 
     /// The exact bytes as received.
@@ -432,6 +470,7 @@ impl<'a> Params<'a> {
     pub fn iter(&self) -> Elements<'a> {
         Elements {
             b: self.bytes,
+            long: self.long,
             pos: if self.is_array() { 1 } else { self.bytes.len() },
         }
     }
@@ -441,6 +480,7 @@ impl<'a> Params<'a> {
     pub fn members(&self) -> Members<'a> {
         Members {
             b: self.bytes,
+            long: self.long,
             pos: if self.is_object() {
                 1
             } else {
@@ -464,7 +504,51 @@ impl<'a> Params<'a> {
     /// Typed extraction through serde; a member name repeated at the top level of
     /// named params is an error ([`ParamsError::is_duplicate`]).
     pub fn parse<T: Deserialize<'a>>(&self) -> Result<T, ParamsError> {
-        de::from_validated(self.bytes)
+        de::from_validated(self.bytes, self.long)
+    }
+}
+
+/// Params are equal when their exact bytes are.
+impl PartialEq for Params<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl Eq for Params<'_> {}
+
+impl core::hash::Hash for Params<'_> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.bytes.hash(state);
+    }
+}
+
+/// Params as the parser keeps them in a request or a notification: their
+/// bytes, the [`Params`] made when they are asked for (with the record of the
+/// message's long values when a session hands them out). The record is not
+/// kept here: the parser's messages stay as small as they were.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ParamsBytes<'a>(&'a [u8]);
+
+impl<'a> ParamsBytes<'a> {
+    pub(crate) fn new_validated(bytes: &'a [u8]) -> Self {
+        debug_assert!(matches!(bytes.first(), Some(b'[' | b'{')));
+        ParamsBytes(bytes)
+    }
+
+    /// The params, in the message `long` records.
+    #[inline(always)]
+    pub(crate) fn in_message(self, long: Record<'a>) -> Params<'a> {
+        Params {
+            bytes: self.0,
+            long,
+        }
+    }
+}
+
+impl fmt::Debug for ParamsBytes<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.in_message(Record::NONE), f)
     }
 }
 
@@ -605,6 +689,8 @@ fn has_backslash(b: &[u8]) -> bool {
 #[derive(Clone, Debug)]
 pub struct Elements<'a> {
     b: &'a [u8],
+    /// The message's long values ([`crate::long`]), handed to the elements.
+    long: Record<'a>,
     /// Index just inside the `[` or after a `,`; `b.len()` when done.
     pos: usize,
 }
@@ -631,17 +717,18 @@ impl<'a> Iterator for Elements<'a> {
                 None
             }
             Some(_) => {
-                let end = skip_value_fast(self.b, start);
+                let end = skip_value_fast(self.b, start, self.long);
                 self.pos = after_delimiter(self.b, end);
-                Some(RawValue::new_validated(&self.b[start..end]))
+                Some(RawValue::in_message(&self.b[start..end], self.long))
             }
         }
     }
 
     /// The number of elements left, without delimiting each one: the array's
     /// commas outside strings and nested values, found 64 bytes a step (or, in
-    /// a message a [`Session`](crate::Session) is handling, when a long string
-    /// is most of the rest, element by element, jumping over that string).
+    /// params a [`Session`](crate::Session) handed to a handler, and the views
+    /// made from them, when a long string is most of the rest, element by
+    /// element, jumping over that string).
     ///
     /// ```
     /// use switchboard::{Message, Parser};
@@ -656,7 +743,7 @@ impl<'a> Iterator for Elements<'a> {
     #[inline]
     fn count(self) -> usize {
         let from = skip_ws(self.b, self.pos);
-        if long::mostly_recorded(self.b, from) {
+        if self.long.mostly(self.b, from) {
             // A long value the scanner recorded is most of the rest: element
             // by element, jumping over it.
             return self.fold(0, |n, _| n + 1);
@@ -674,6 +761,8 @@ impl<'a> Iterator for Elements<'a> {
 #[derive(Clone, Debug)]
 pub struct Members<'a> {
     b: &'a [u8],
+    /// The message's long values ([`crate::long`]), handed to the values.
+    long: Record<'a>,
     /// Just inside the `{` or after a `,` (whitespace may follow); at the first
     /// byte of the last member's array or object value when that value has not
     /// been skipped yet (a position where a member name cannot start); `b.len()`
@@ -717,7 +806,7 @@ impl<'a> Members<'a> {
         // `next` left `pos` at the value's first byte: step past it here.
         let bytes = value.close();
         self.pos = skip_ws(self.b, self.pos + bytes.len()) + 1;
-        Some((key, RawValue::new_validated(bytes)))
+        Some((key, RawValue::in_message(bytes, self.long)))
     }
 
     /// The first byte of the next member's name (a `"`), skipping the value left
@@ -759,21 +848,21 @@ impl<'a> Iterator for Members<'a> {
         // One dispatch on the value's first byte.
         let c = b.get(vs).copied().unwrap_or(0);
         let ve = if c.is_ascii_digit() {
-            skip_digits_fast(b, vs)
+            skip_digits_fast(b, vs, self.long)
         } else if c == b'"' {
-            skip_string_value(b, vs)
+            skip_string_value(b, vs, self.long)
         } else if c | 0x20 == b'{' {
             // `[` or `{`, left open: skipped by the next step, if there is one.
             self.pos = vs;
-            return Some((key, RawValue::open_container(&b[vs..])));
+            return Some((key, RawValue::open_container(&b[vs..], self.long)));
         } else {
-            skip_value(b, vs)
+            skip_value(b, vs, self.long)
         };
         // Past the `,` or the closing `}`: what follows a closing bracket in a
         // parent (`,`, `]`, `}`, whitespace; an open value's bytes run on) is no
         // member name, so `next_name` ends there.
         self.pos = skip_ws(b, ve) + 1;
-        Some((key, RawValue::new_validated(&b[vs..ve])))
+        Some((key, RawValue::in_message(&b[vs..ve], self.long)))
     }
 
     /// The number of members left, without delimiting each one: the object's
@@ -793,7 +882,7 @@ impl<'a> Iterator for Members<'a> {
     #[inline]
     fn count(mut self) -> usize {
         match self.next_name() {
-            Some(ks) if long::mostly_recorded(self.b, ks) => {
+            Some(ks) if self.long.mostly(self.b, ks) => {
                 // As `Elements::count`: member by member, jumping over the
                 // long value.
                 self.pos = ks;
@@ -881,12 +970,13 @@ fn skip_string(b: &[u8], mut p: usize) -> usize {
     }
 }
 
-/// [`skip_string`] for a string that is a value (not a member name): a long one
-/// the scanner recorded is not walked again ([`long::recorded_end`]).
+/// [`skip_string`] for a string that is a value (not a member name) in the
+/// message `long` records: a long one the scanner noted is not walked again
+/// ([`Record::end`]).
 #[inline(always)]
-fn skip_string_value(b: &[u8], p: usize) -> usize {
-    if b.len().saturating_sub(p) >= long::LONG {
-        return skip_long_string(b, p);
+fn skip_string_value(b: &[u8], p: usize, long: Record<'_>) -> usize {
+    if long.is_some() && b.len().saturating_sub(p) >= long::LONG {
+        return skip_long_string(b, p, long);
     }
     skip_string(b, p)
 }
@@ -894,29 +984,29 @@ fn skip_string_value(b: &[u8], p: usize) -> usize {
 /// [`skip_string_value`] where the string may be long, out of line: the walks'
 /// inlined code stays small. A string that ends within 64 bytes is not looked up.
 #[inline(never)]
-fn skip_long_string(b: &[u8], p: usize) -> usize {
+fn skip_long_string(b: &[u8], p: usize, long: Record<'_>) -> usize {
     let near = b.len().min(p + 65);
     let q = simd::find_quote_or_backslash(&b[..near], p + 1);
     if b.get(q) == Some(&b'"') && q < near {
         return q + 1;
     }
-    long::recorded_end(b, p).unwrap_or_else(|| skip_string(b, p))
+    long.end(b, p).unwrap_or_else(|| skip_string(b, p))
 }
 
 /// [`skip_value`], with the most common params value, a short non-negative
 /// integer followed by `,`, `]` or `}`, skipped inline (no call).
 #[inline(always)]
-fn skip_value_fast(b: &[u8], p: usize) -> usize {
+fn skip_value_fast(b: &[u8], p: usize, long: Record<'_>) -> usize {
     if let Some(b'0'..=b'9') = b.get(p) {
-        return skip_digits_fast(b, p);
+        return skip_digits_fast(b, p, long);
     }
-    skip_value(b, p)
+    skip_value(b, p, long)
 }
 
 /// [`skip_value`] for a number starting with a digit at `p`: a run of digits
 /// followed by `,`, `]` or `}` inline, anything else by [`skip_value`].
 #[inline(always)]
-fn skip_digits_fast(b: &[u8], p: usize) -> usize {
+fn skip_digits_fast(b: &[u8], p: usize, long: Record<'_>) -> usize {
     debug_assert!(matches!(b.get(p), Some(b'0'..=b'9')));
     let mut q = p + 1;
     while let Some(b'0'..=b'9') = b.get(q) {
@@ -926,14 +1016,15 @@ fn skip_digits_fast(b: &[u8], p: usize) -> usize {
     if matches!(b.get(q), Some(b',' | b']' | b'}')) {
         return q;
     }
-    skip_value(b, p)
+    skip_value(b, p, long)
 }
 
-/// End of the validated value starting at `p` (iterative: depth costs no stack).
+/// End of the validated value starting at `p`, in the message `long` records
+/// (iterative: depth costs no stack).
 #[inline]
-pub(crate) fn skip_value(b: &[u8], p: usize) -> usize {
+pub(crate) fn skip_value(b: &[u8], p: usize, long: Record<'_>) -> usize {
     match b.get(p) {
-        Some(b'"') => skip_string_value(b, p),
+        Some(b'"') => skip_string_value(b, p, long),
         Some(b'[' | b'{') => skip_nested(b, p),
         _ => {
             // A number or literal: up to the next delimiter.
@@ -998,7 +1089,10 @@ fn check_unique(members: Members<'_>) -> Result<(), ParamsError> {
 pub(crate) fn parse_or_null<'a, T: Deserialize<'a>>(
     params: Option<Params<'a>>,
 ) -> Result<T, ParamsError> {
-    de::from_validated(params.map_or(&b"null"[..], |p| p.bytes))
+    match params {
+        Some(p) => de::from_validated(p.bytes, p.long),
+        None => de::from_validated(b"null", Record::NONE),
+    }
 }
 
 /// Why typed extraction of params failed; answered with -32602 Invalid params.

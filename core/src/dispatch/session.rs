@@ -11,7 +11,7 @@ use super::handler::{Call, ResultWriter, RpcError};
 use super::router::{Handler, Router};
 use crate::connection::{CallRegistration, Cancelled, Connection};
 use crate::envelope::{self, HEAD, HEAD_RESULT, RESULT, end_response};
-use crate::long::LongValues;
+use crate::long::{LongValues, Record};
 use crate::parse::{Error, Id, Item, Message, Notification, Parser, Reason, Request, Response};
 
 /// Handles messages against a shared [`Router`], writing each response into a
@@ -212,7 +212,7 @@ impl Session {
             deferred: Vec::new(),
         };
         // The long path whatever the length: a short message notes nothing
-        // (and installs nothing); the async path is not the one to shave.
+        // (and its params carry no record); the async path is not the one to shave.
         let mut shape = pass.begin::<true>(parser, long, input);
         if !pass.deferred.is_empty() {
             pass.deferred_calls(&mut shape).await;
@@ -573,14 +573,14 @@ struct Pass<'s, D> {
 impl<'a, D: DeferTo<'a>> Pass<'_, D> {
     /// Clears `out`, parses `input` and answers its items ([`Pass::message`]).
     /// With `LONG` (a message of [`crate::long::LONG`] bytes or more), the
-    /// message's long values are noted in `long` and installed for its handlers'
-    /// walks over their params ([`crate::long`]) while the pass runs: `input`
-    /// stays borrowed meanwhile, and the deferred futures run after it, without.
+    /// message's long values are noted in `long`, and the params its handlers
+    /// get carry a [`Record`] of them ([`crate::long`]), which borrows `long`
+    /// as long as they live.
     #[inline(always)]
     fn begin<const LONG: bool>(
         &mut self,
         parser: &'a mut Parser,
-        long: &mut LongValues,
+        long: &'a mut LongValues,
         input: &'a [u8],
     ) -> Shape {
         self.out.clear();
@@ -590,21 +590,17 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
         }
         if !LONG {
             let message = parser.parse(input);
-            return self.message(message);
+            return self.message(message, Record::NONE);
         }
         long.clear();
-        let message = parser.parse_noting(input, Some(long));
-        let _installed = if long.is_empty() {
-            None
-        } else {
-            crate::long::install(input, long)
-        };
-        self.message(message)
+        let message = parser.parse_noting(input, Some(&mut *long));
+        self.message(message, long.record(input))
     }
 
-    /// Answers every item of `message` whose handler is sync.
+    /// Answers every item of `message` whose handler is sync; the params of
+    /// its calls carry `long`, the record of its long values.
     #[inline(always)]
-    fn message(&mut self, message: Message<'a>) -> Shape {
+    fn message(&mut self, message: Message<'a>, long: Record<'a>) -> Shape {
         let wrote = match message {
             Message::Batch(batch) => {
                 self.out.push(b'[');
@@ -614,7 +610,7 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
                     if any {
                         self.out.push(b',');
                     }
-                    if self.item(item) {
+                    if self.item(item, long) {
                         any = true;
                     } else {
                         self.out.truncate(mark);
@@ -625,8 +621,8 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
                     wrote: any,
                 };
             }
-            Message::Request(r) => self.request(r),
-            Message::Notification(n) => self.notification(n),
+            Message::Request(r) => self.request(r, long),
+            Message::Notification(n) => self.notification(n, long),
             Message::Response(r) => self.response(r),
             Message::Error(e) => self.error(e),
         };
@@ -638,10 +634,10 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
 
     /// Answers one item; whether it wrote a response (a deferred call did not).
     #[inline(always)]
-    fn item(&mut self, item: Item<'a>) -> bool {
+    fn item(&mut self, item: Item<'a>, long: Record<'a>) -> bool {
         match item {
-            Item::Request(r) => self.request(r),
-            Item::Notification(n) => self.notification(n),
+            Item::Request(r) => self.request(r, long),
+            Item::Notification(n) => self.notification(n, long),
             Item::Response(r) => self.response(r),
             Item::Error(e) => self.error(e),
         }
@@ -649,11 +645,11 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
 
     /// Answers a request, or defers it.
     #[inline(always)]
-    fn request(&mut self, r: Request<'a>) -> bool {
+    fn request(&mut self, r: Request<'a>, long: Record<'a>) -> bool {
         let call = Call {
             method: r.method(),
             id: Some(r.id()),
-            params: r.params(),
+            params: r.params_in(long),
             conn: self.conn,
             token: None,
         };
@@ -675,14 +671,14 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
     /// Runs a notification's handler, or defers it; never answered, not even
     /// with an error.
     #[inline(always)]
-    fn notification(&mut self, n: Notification<'a>) -> bool {
+    fn notification(&mut self, n: Notification<'a>, long: Record<'a>) -> bool {
         if let Some(conn) = self.conn {
             cancel_named(conn, self.router, &n);
         }
         let call = Call {
             method: n.method(),
             id: None,
-            params: n.params(),
+            params: n.params_in(long),
             conn: self.conn,
             token: None,
         };

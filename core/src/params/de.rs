@@ -30,6 +30,7 @@ use serde::de::{self, DeserializeSeed, Expected, IntoDeserializer, Unexpected, V
 use serde::{Deserialize, forward_to_deserialize_any};
 
 use super::{Key, Members, ParamsError, RawValue, check_unique, skip_string, skip_value, skip_ws};
+use crate::long::Record;
 use crate::unescape;
 
 /// The newtype-struct name [`RawValue`]'s `Deserialize` asks for.
@@ -113,12 +114,15 @@ impl de::Error for Error {
 type Result<T> = core::result::Result<T, Error>;
 
 /// Deserializes `T` from `b`, exactly one validated JSON value (surrounding
-/// whitespace allowed), refusing member names repeated at its top level.
+/// whitespace allowed) in the message `long` records, refusing member names
+/// repeated at its top level.
 pub(crate) fn from_validated<'de, T: Deserialize<'de>>(
     b: &'de [u8],
+    long: Record<'de>,
 ) -> core::result::Result<T, ParamsError> {
     let mut de = Deserializer {
         b,
+        long,
         pos: 0,
         scratch: Vec::new(),
         depth: 0,
@@ -134,6 +138,7 @@ pub(crate) fn from_validated<'de, T: Deserialize<'de>>(
     let names = || {
         let members = Members {
             b: &b[start..],
+            long,
             pos: 1,
         };
         check_unique(members)
@@ -158,6 +163,9 @@ pub(crate) fn from_validated<'de, T: Deserialize<'de>>(
 /// The reader: a position in validated bytes.
 struct Deserializer<'de> {
     b: &'de [u8],
+    /// The long values of the message `b` is part of ([`crate::long`]): an
+    /// ignored or raw value the scanner noted is jumped over.
+    long: Record<'de>,
     /// The next byte to read. It may run past `b.len()` only on bytes that are
     /// not valid JSON; every read is a checked `get` or a slice bounded by `b.len()`.
     pos: usize,
@@ -340,7 +348,7 @@ impl<'de> Deserializer<'de> {
     fn raw_text(&mut self) -> Result<&'de str> {
         self.peek()?;
         let at = self.pos;
-        let end = skip_value(self.b, at).min(self.b.len());
+        let end = skip_value(self.b, at, self.long).min(self.b.len());
         self.pos = end;
         utf8(&self.b[at..end], at)
     }
@@ -647,6 +655,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             if c == b'{' {
                 let members = Members {
                     b: &self.b[self.pos..],
+                    long: self.long,
                     pos: 1,
                 };
                 if check_unique(members).is_err() {
@@ -657,7 +666,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             self.pos = self.b.len();
             return visitor.visit_unit();
         }
-        self.pos = skip_value(self.b, self.pos).min(self.b.len());
+        self.pos = skip_value(self.b, self.pos, self.long).min(self.b.len());
         visitor.visit_unit()
     }
 
@@ -1211,8 +1220,13 @@ mod tests {
     use serde::Deserialize;
     use serde::de::IgnoredAny;
 
-    use super::from_validated;
     use crate::RawValue;
+    use crate::long::Record;
+
+    /// [`super::from_validated`] on bytes outside any message.
+    fn from_validated<'de, T: Deserialize<'de>>(b: &'de [u8]) -> Result<T, crate::ParamsError> {
+        super::from_validated(b, Record::NONE)
+    }
 
     /// Inputs every type is tried on: valid JSON of every shape.
     const INPUTS: &[&str] = &[

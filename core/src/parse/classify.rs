@@ -2,7 +2,7 @@
 
 use super::scan::{ObjSpans, Span};
 use super::{Error, Field, Id, Item, Method, Notification, Reason, Request, Response};
-use crate::params::{Kind, Params, RawValue};
+use crate::params::{Kind, ParamsBytes, RawValue};
 use crate::unescape;
 
 /// Classifies one recorded object (or non-object batch element).
@@ -128,7 +128,7 @@ fn finish<'a>(
     let params = if params.is_present() {
         let raw = params.of(input);
         match raw[0] {
-            b'[' | b'{' => Some(Params::new_validated(raw)),
+            b'[' | b'{' => Some(ParamsBytes::new_validated(raw)),
             b'n' => None, // `params: null` is treated as absent
             _ => return fail(Reason::ParamsNotStructured),
         }

@@ -19,7 +19,8 @@ pub use config::ParserConfig;
 pub use error::{Code, Error, ErrorData, Field, Reason};
 
 use crate::long::LongValues;
-use crate::params::{Params, RawValue};
+use crate::long::Record;
+use crate::params::{Params, ParamsBytes, RawValue};
 use scan::{ElemSink, ObjSpans, Scanner, Shape};
 
 /// A request or response id, kept as its exact token (`7`, `"abc"`, `1e2`, `null`...),
@@ -138,7 +139,7 @@ impl fmt::Display for Method<'_> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request<'a> {
     method: Method<'a>,
-    params: Option<Params<'a>>,
+    params: Option<ParamsBytes<'a>>,
     id: Id<'a>,
 }
 
@@ -150,7 +151,13 @@ impl<'a> Request<'a> {
 
     /// The params; `None` when absent or `null`.
     pub fn params(&self) -> Option<Params<'a>> {
-        self.params
+        self.params_in(Record::NONE)
+    }
+
+    /// [`Self::params`], in the message `long` records ([`crate::long`]).
+    #[inline(always)]
+    pub(crate) fn params_in(&self, long: Record<'a>) -> Option<Params<'a>> {
+        self.params.map(|p| p.in_message(long))
     }
 
     /// The id to echo, exactly as received.
@@ -163,7 +170,7 @@ impl<'a> Request<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Notification<'a> {
     method: Method<'a>,
-    params: Option<Params<'a>>,
+    params: Option<ParamsBytes<'a>>,
 }
 
 impl<'a> Notification<'a> {
@@ -174,7 +181,13 @@ impl<'a> Notification<'a> {
 
     /// The params; `None` when absent or `null`.
     pub fn params(&self) -> Option<Params<'a>> {
-        self.params
+        self.params_in(Record::NONE)
+    }
+
+    /// [`Self::params`], in the message `long` records ([`crate::long`]).
+    #[inline(always)]
+    pub(crate) fn params_in(&self, long: Record<'a>) -> Option<Params<'a>> {
+        self.params.map(|p| p.in_message(long))
     }
 }
 
