@@ -38,6 +38,8 @@ mod error;
 mod http;
 mod message;
 mod response;
+mod subscription;
+mod ws;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -50,6 +52,8 @@ use serde::de::DeserializeOwned;
 pub use batch::BatchRequest;
 pub use error::{Error, ErrorObject};
 pub use response::RawResponse;
+pub use subscription::Subscription;
+pub use switchboard::{RawValue, Router};
 
 /// Settings of a [`Client`].
 ///
@@ -68,6 +72,8 @@ pub struct ClientBuilder {
     timeout: Option<Duration>,
     token: Option<String>,
     max_response_bytes: usize,
+    subscription_buffer: usize,
+    server_requests: Option<Arc<Router>>,
 }
 
 impl Default for ClientBuilder {
@@ -76,6 +82,8 @@ impl Default for ClientBuilder {
             timeout: Some(Client::DEFAULT_TIMEOUT),
             token: None,
             max_response_bytes: Client::DEFAULT_MAX_RESPONSE_BYTES,
+            subscription_buffer: Client::DEFAULT_SUBSCRIPTION_BUFFER,
+            server_requests: None,
         }
     }
 }
@@ -100,6 +108,22 @@ impl ClientBuilder {
         self
     }
 
+    /// How many notifications of one subscription may wait to be read
+    /// (at least 1) [default: 1024]; see [`Subscription`] for what happens past it.
+    pub fn subscription_buffer(mut self, n: usize) -> Self {
+        self.subscription_buffer = n.max(1);
+        self
+    }
+
+    /// Answers the requests a WebSocket server sends the client with `router`
+    /// (its handlers run on the connection's reading task: one at a time, and
+    /// an async one holds the reading up while it runs). Without it every
+    /// such request is answered -32601 Method not found.
+    pub fn server_requests(mut self, router: Arc<Router>) -> Self {
+        self.server_requests = Some(router);
+        self
+    }
+
     /// A client for `url` (`http://` or `ws://`). HTTP connects on the first
     /// call (and keeps connections alive in a pool); WebSocket connects now.
     ///
@@ -116,6 +140,16 @@ impl ClientBuilder {
                 self.token.as_deref(),
                 self.max_response_bytes,
             )?),
+            Some("ws") => Transport::Ws(
+                ws::Ws::connect(
+                    &uri,
+                    self.token.as_deref(),
+                    self.max_response_bytes,
+                    self.subscription_buffer,
+                    self.server_requests,
+                )
+                .await?,
+            ),
             Some(s) => {
                 return Err(Error::Unsupported(format!(
                     "{s}:// (this client speaks http:// and ws://)"
@@ -135,6 +169,7 @@ impl ClientBuilder {
 
 enum Transport {
     Http(http::Http),
+    Ws(ws::Ws),
 }
 
 struct Inner {
@@ -154,6 +189,7 @@ impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let t = match self.inner.transport {
             Transport::Http(_) => "http",
+            Transport::Ws(_) => "ws",
         };
         f.debug_struct("Client").field("transport", &t).finish()
     }
@@ -177,6 +213,8 @@ impl Client {
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
     /// The default largest answer.
     pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 << 20;
+    /// The default subscription buffer, in notifications.
+    pub const DEFAULT_SUBSCRIPTION_BUFFER: usize = 1024;
 
     /// Settings other than the defaults.
     pub fn builder() -> ClientBuilder {
@@ -248,6 +286,7 @@ impl Client {
                 })
                 .await
             }
+            Transport::Ws(w) => w.call(id, msg, None, timeout).await,
         }
     }
 
@@ -274,6 +313,7 @@ impl Client {
                 })
                 .await
             }
+            Transport::Ws(w) => w.send(msg),
         }
     }
 
@@ -309,6 +349,52 @@ impl Client {
                 })
                 .await
             }
+            Transport::Ws(w) if n == 0 => w.send(msg).map(|()| Vec::new()),
+            Transport::Ws(w) => w.batch(base, n, msg, self.inner.timeout).await,
+        }
+    }
+
+    /// Subscribes: calls `method` (`eth_subscribe`), whose result is the
+    /// subscription id, then yields each notification whose
+    /// `params.subscription` is that id. `unsubscribe` is the method that ends
+    /// it (`eth_unsubscribe`), called with `[id]` when the [`Subscription`] is
+    /// dropped or on [`Subscription::unsubscribe`]. WebSocket only.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] over HTTP; as [`Client::request`] otherwise.
+    pub async fn subscribe<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+        unsubscribe: &str,
+    ) -> Result<Subscription, Error> {
+        let Transport::Ws(w) = &self.inner.transport else {
+            return Err(Error::Unsupported(
+                "subscriptions need a WebSocket connection (ws://)".into(),
+            ));
+        };
+        let id = self.ids(1);
+        let msg = message::request(method, params, id)?;
+        let (slot, rx) = w.slot();
+        let lagged = slot.lagged.clone();
+        let sub_id = w.call(id, msg, Some(slot), self.inner.timeout).await?;
+        Ok(Subscription::new(
+            self.clone(),
+            sub_id,
+            unsubscribe,
+            rx,
+            lagged,
+        ))
+    }
+
+    /// Answers the server sent that matched no call of this client (unknown or
+    /// repeated ids, answers to calls that timed out, to dropped
+    /// subscriptions' unsubscribe calls); always 0 over HTTP, where an answer
+    /// that does not match is the call's [`Error::InvalidResponse`].
+    pub fn unmatched_responses(&self) -> u64 {
+        match &self.inner.transport {
+            Transport::Http(_) => 0,
+            Transport::Ws(w) => w.unmatched(),
         }
     }
 }
