@@ -167,6 +167,8 @@ impl ClientBuilder {
     }
 }
 
+// One per client, behind its `Arc`: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Transport {
     Http(http::Http),
     Ws(ws::Ws),

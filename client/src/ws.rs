@@ -372,10 +372,10 @@ async fn read_loop(
                     Payload::Bytes(b) => b.freeze(),
                     other => Bytes::from(Vec::from(other)),
                 };
-                if route(&state, &bytes) {
-                    if let Some(answer) = session.handle_async(&bytes).await {
-                        let _ = out.send(Out::Text(answer.to_vec()));
-                    }
+                if route(&state, &bytes)
+                    && let Some(answer) = session.handle_async(&bytes).await
+                {
+                    let _ = out.send(Out::Text(answer.to_vec()));
                 }
             }
             OpCode::Close => {
