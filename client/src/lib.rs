@@ -102,7 +102,9 @@ impl ClientBuilder {
         self
     }
 
-    /// Larger answers fail with [`Error::InvalidResponse`] [default: 16 MiB].
+    /// The largest answer [default: 16 MiB]. Over HTTP a larger one fails its
+    /// call with [`Error::InvalidResponse`]; over WebSocket it breaks the
+    /// connection, failing every pending call with [`Error::Transport`].
     pub fn max_response_bytes(mut self, n: usize) -> Self {
         self.max_response_bytes = n.max(1);
         self

@@ -3,6 +3,12 @@
 //! responses go to the calls awaiting them (by id), notifications to the
 //! subscription their `params.subscription` names, and the server's own
 //! requests to a [`Session`] (answered -32601 unless the user routed them).
+//!
+//! An error answer with a null id (the server could not read a message at all,
+//! or refused a batch as a whole) names no call: it is counted as unmatched,
+//! and the calls of that message fail by their timeout. An answer larger than
+//! the client's limit breaks the connection (the frame cannot be skipped):
+//! every pending call fails with [`Error::Transport`].
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

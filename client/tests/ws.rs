@@ -276,3 +276,17 @@ async fn subscriptions_need_a_websocket() {
         .unwrap_err();
     assert!(matches!(e, Error::Unsupported(_)), "{e}");
 }
+
+#[tokio::test]
+async fn an_answer_larger_than_the_limit_ends_the_connection_with_a_clear_error() {
+    let f = fixture().await;
+    let client = Client::builder()
+        .max_response_bytes(16)
+        .connect(&f.url)
+        .await
+        .unwrap();
+    match client.request_raw("subtract", &[42, 23]).await {
+        Err(Error::Transport(why)) => assert!(why.contains("broke"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
