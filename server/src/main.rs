@@ -30,6 +30,21 @@ Usage:
       --body-timeout SECS        time to send a body, else 408 [default: 30]
       --header-timeout SECS      time to send request headers, idle keep-alive
                                  connections included, else closed [default: 30]
+  switchboard call [OPTIONS] URL METHOD [PARAMS]
+                               call METHOD at URL (http:// or ws://) with PARAMS (a JSON
+                               array or object); prints the result on one line. Exit 1
+                               with the error object on stdout when the server answers
+                               one, 2 on usage errors, 3 on transport errors or timeouts
+      --timeout SECS             time to wait for the answer, 0 for ever [default: 30]
+      --token TOKEN              send `Authorization: Bearer TOKEN` (also read from
+                                 SWITCHBOARD_TOKEN)
+  switchboard subscribe [OPTIONS] URL METHOD [PARAMS]
+                               subscribe over WebSocket (ws:// only); prints each
+                               notification's result on a line until Ctrl-C, then
+                               unsubscribes. --timeout and --token as for call, and
+      --unsubscribe METHOD       the unsubscribe method [default: METHOD with its last
+                                 `subscribe` made `unsubscribe`: eth_unsubscribe]
+      --count N                  stop after N notifications
   switchboard serve --stdio [--framing ndjson|lsp] [--max-message-bytes N]
                     [--max-batch-len N]
                                answer messages on stdin/stdout with the demo methods
@@ -66,6 +81,7 @@ fn read_input(path: Option<&str>) -> std::io::Result<Vec<u8>> {
     }
 }
 
+mod call;
 mod serve;
 
 fn main() -> ExitCode {
@@ -98,6 +114,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         ["serve", rest @ ..] => serve::run(rest),
+        ["call", rest @ ..] => call::call(rest, USAGE),
+        ["subscribe", rest @ ..] => call::subscribe(rest, USAGE),
         ["--version" | "-V"] => {
             println!("switchboard {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS

@@ -1,0 +1,2 @@
+//! What the client's tests share.
+pub mod ws_server;
