@@ -11,3 +11,4 @@ pub mod http;
 pub mod inspect;
 pub mod log;
 pub mod stdio;
+pub mod ws;
