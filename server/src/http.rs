@@ -168,6 +168,9 @@ impl Switchboard {
     /// JSON-RPC over WebSocket on `GET` + `Upgrade: websocket` with these
     /// settings ([`crate::ws`]), or, with `None`, not at all (such a `GET` is
     /// answered 405 like any other). On by default with [`WsConfig::default`].
+    /// [`serve_with`] serves the socket in the connection's task; a service
+    /// mounted on a listener of its own needs hyper's connection run
+    /// `.with_upgrades()`, and the socket is then served by a task of its own.
     #[must_use]
     pub fn websocket(mut self, config: Option<WsConfig>) -> Self {
         self.shared_mut().ws = config;

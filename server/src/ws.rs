@@ -122,7 +122,42 @@ impl Controls {
 }
 
 /// Serves one upgraded socket until it closes (see the [module docs](self)).
-/// `stop` completing closes it with 1001 (the server shutting down).
+/// `stop` completing closes it with 1001 (the server shutting down). The
+/// handshake is done already (hyper's upgrade, as [`Switchboard`](crate::http::Switchboard)
+/// does it); `io` carries frames from here on.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// use switchboard_server::ws::{WsConfig, serve};
+///
+/// let (mut client, server) = tokio::io::duplex(4096);
+/// let serving = tokio::spawn(serve(
+///     switchboard_server::demo::router(),
+///     WsConfig::default(),
+///     server,
+///     std::future::pending(),
+/// ));
+/// // A client's text frame is masked: here with the key 0, which leaves it as is.
+/// let call = br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
+/// let mut frame = vec![0x81, 0x80 | call.len() as u8, 0, 0, 0, 0];
+/// frame.extend_from_slice(call);
+/// client.write_all(&frame).await.unwrap();
+/// let answer = br#"{"jsonrpc":"2.0","result":19,"id":1}"#;
+/// let mut got = vec![0; 2 + answer.len()];
+/// client.read_exact(&mut got).await.unwrap();
+/// assert_eq!(got[..2], [0x81, answer.len() as u8]); // one text frame, unmasked
+/// assert_eq!(&got[2..], answer);
+/// // A close frame (1000): the server answers what runs, echoes it and ends.
+/// client.write_all(&[0x88, 0x82, 0, 0, 0, 0, 0x03, 0xe8]).await.unwrap();
+/// let mut close = [0; 4];
+/// client.read_exact(&mut close).await.unwrap();
+/// assert_eq!(close, [0x88, 2, 0x03, 0xe8]);
+/// let summary = serving.await.unwrap().unwrap();
+/// assert_eq!(summary.messages, 1);
+/// # }
+/// ```
 ///
 /// # Errors
 /// I/O errors writing to the socket; the connection is wound up first.

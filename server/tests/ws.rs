@@ -30,7 +30,7 @@ fn router() -> Arc<Router> {
 
 struct Server {
     addr: std::net::SocketAddr,
-    _stop: tokio::sync::oneshot::Sender<()>,
+    stop: tokio::sync::oneshot::Sender<()>,
 }
 
 async fn start(token: Option<&str>, ws: WsConfig, max_connections: usize) -> Server {
@@ -48,7 +48,7 @@ async fn start(token: Option<&str>, ws: WsConfig, max_connections: usize) -> Ser
     tokio::spawn(serve_with(listener, service, config, async {
         let _ = stopped.await;
     }));
-    Server { addr, _stop: stop }
+    Server { addr, stop }
 }
 
 async fn default_server() -> Server {
@@ -478,4 +478,15 @@ async fn a_ping_flood_is_answered_by_the_latest_pong_only() {
     assert_eq!(answer, r#"{"jsonrpc":"2.0","result":0,"id":1}"#);
     assert_eq!(last, PINGS as u64 - 1, "the last ping is answered");
     assert!(pongs < PINGS / 2, "{pongs} pongs for {PINGS} pings");
+}
+
+#[tokio::test]
+async fn server_shutdown_closes_1001_after_answering_what_runs() {
+    let server = default_server().await;
+    let mut c = connect(server.addr).await;
+    c.text(r#"{"jsonrpc":"2.0","method":"subtract","params":[2,2],"id":1}"#)
+        .await;
+    assert_eq!(c.message().await, r#"{"jsonrpc":"2.0","result":0,"id":1}"#);
+    server.stop.send(()).unwrap();
+    assert_eq!(c.close_code().await, 1001);
 }
