@@ -7,7 +7,9 @@
 #
 # Environment: WS_ROUNDS (interleaved rounds, default 3), WS_SECONDS (per run, default 3),
 # WS_CONNECTIONS (default 4), WS_WINDOW (default 32), WS_BATCH (calls per batch, default 10),
-# WS_SERVER_CPU / WS_CLIENT_CPU (cores to pin to, default 0 and 1; taskset).
+# WS_SERVER_CPU / WS_CLIENT_CPU (cores to pin to, default 0 and 1; taskset); WS_IDLE=N also
+# measures each server's memory per idle connection with N open (benches/ws_idle.py, python3;
+# raises the descriptor limit to N+100 if lower).
 # Each server runs one tokio worker thread pinned to WS_SERVER_CPU; the client runs on
 # WS_CLIENT_CPU. Prints, per workload, each server's median over the rounds and the ratio
 # switchboard/jsonrpsee.
@@ -37,17 +39,19 @@ start() {
     local out; out="$(mktemp)"
     taskset -c "$scpu" "$@" >"$out" 2>/dev/null &
     pids+=($!)
+    echo "$!" >"$out.pid"
     for _ in $(seq 100); do
         if grep -q "listening on" "$out"; then break; fi
         sleep 0.1
     done
     local addr; addr="$(grep -o 'listening on [a-z]*://[^/]*' "$out" | head -1 | sed 's|.*://||')"
     [ -n "$addr" ] || { echo "ws.sh: $name did not start" >&2; exit 1; }
-    echo "$addr"
+    echo "$addr $(cat "$out.pid")"
 }
 
-sb="$(start switchboard "$target/release/switchboard" serve --listen 127.0.0.1:0 --threads 1)"
-js="$(start jsonrpsee "$target/release/jsonrpsee_server" --listen 127.0.0.1:0 --threads 1 --ws)"
+if [ -n "${WS_IDLE:-}" ] && [ "$(ulimit -n)" -lt $((WS_IDLE + 100)) ]; then ulimit -n $((WS_IDLE + 100)); fi
+read -r sb sb_pid <<<"$(start switchboard "$target/release/switchboard" serve --listen 127.0.0.1:0 --threads 1)"
+read -r js js_pid <<<"$(start jsonrpsee "$target/release/jsonrpsee_server" --listen 127.0.0.1:0 --threads 1 --ws)"
 
 run() { # ADDR ARGS... -> calls/s
     taskset -c "$ccpu" "$target/release/ws_load" "$1" --connections "$conns" --window "$window" --seconds "$seconds" "${@:2}" | awk '{print $3}'
@@ -73,3 +77,8 @@ for w in single batch; do
     printf '%-28s %14s %14s %7.2fx\n' "$label" "$s" "$j" "$(echo "$s / $j" | bc -l)"
     echo "  runs: switchboard ${results[$w.switchboard]}| jsonrpsee ${results[$w.jsonrpsee]}"
 done
+if [ -n "${WS_IDLE:-}" ]; then
+    echo "memory per idle connection, $WS_IDLE open:"
+    echo "  switchboard $(python3 benches/ws_idle.py "${sb%:*}" "${sb##*:}" "$WS_IDLE" "$sb_pid")"
+    echo "  jsonrpsee   $(python3 benches/ws_idle.py "${js%:*}" "${js##*:}" "$WS_IDLE" "$js_pid")"
+fi

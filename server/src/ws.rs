@@ -69,14 +69,24 @@ pub struct WsConfig {
 
 impl Default for WsConfig {
     fn default() -> Self {
+        let mut connection = switchboard::connection::ConnectionConfig::new();
+        // Many sockets sit idle: the queue's slots are allocated up front (32
+        // bytes each), 128 of them are 4 KB where the default 1024 are 32 KB.
+        connection.queue_capacity(WS_QUEUE_CAPACITY);
         WsConfig {
-            duplex: DuplexConfig::default(),
+            duplex: DuplexConfig {
+                connection,
+                ..DuplexConfig::default()
+            },
             ping_interval: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(90),
             max_frame_bytes: 16 << 20,
         }
     }
 }
+
+/// The outgoing queue's capacity by default (messages; senders wait above it).
+pub const WS_QUEUE_CAPACITY: usize = 128;
 
 /// Control frames waiting for the writer: bounded by construction (one pong,
 /// one ping, one close), whatever the client floods.
@@ -412,8 +422,12 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     mut writer: W,
     ctl: &Controls,
 ) -> io::Result<()> {
-    let mut buf = Vec::with_capacity(8 << 10);
+    // Allocated at the first write (an idle socket holds none), kept while small.
+    let mut buf = Vec::new();
     loop {
+        if buf.capacity() > WRITE_CHUNK * 2 {
+            buf = Vec::new(); // a large answer does not pin its memory
+        }
         buf.clear();
         let next = tokio::select! {
             biased;
