@@ -490,3 +490,64 @@ async fn server_shutdown_closes_1001_after_answering_what_runs() {
     server.stop.send(()).unwrap();
     assert_eq!(c.close_code().await, 1001);
 }
+
+#[tokio::test]
+async fn a_thousand_idle_sockets_are_held_and_served() {
+    let server = start(None, WsConfig::default(), 1000).await;
+    let mut clients = Vec::new();
+    for _ in 0..1000 {
+        clients.push(connect(server.addr).await);
+    }
+    for i in [0, 499, 999] {
+        let c = &mut clients[i];
+        c.text(&format!(
+            r#"{{"jsonrpc":"2.0","method":"subtract","params":[{i},1],"id":{i}}}"#
+        ))
+        .await;
+        let want = format!(r#"{{"jsonrpc":"2.0","result":{},"id":{i}}}"#, i as i64 - 1);
+        assert_eq!(c.message().await, want);
+    }
+}
+
+/// A request to the client still waiting when the client goes away fails with
+/// `PeerError::Closed` at once (not at its timeout), and the server's slot is
+/// back.
+#[tokio::test]
+async fn a_disconnect_fails_the_pending_request_to_the_client() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let router = Router::builder()
+        .method_async("ask", move |call| {
+            let tx = tx.clone();
+            async move {
+                let peer = call.connection().expect("served by a driver").peer();
+                let outcome = peer.request("question", &["ready?"]).await;
+                let _ = tx.send(format!("{outcome:?}"));
+                Ok(true)
+            }
+        })
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = ServeConfig {
+        max_connections: 1,
+        ..ServeConfig::default()
+    };
+    tokio::spawn(serve_with(
+        listener,
+        Switchboard::new(router),
+        config,
+        std::future::pending(),
+    ));
+    let mut c = connect(addr).await;
+    c.text(r#"{"jsonrpc":"2.0","method":"ask","id":1}"#).await;
+    let request: serde_json::Value = serde_json::from_str(&c.message().await).unwrap();
+    assert_eq!(request["method"], "question");
+    drop(c);
+    let outcome = rx.recv().await.unwrap();
+    assert!(outcome.contains("Closed"), "{outcome}");
+    // The only slot is free again.
+    let mut c = connect(addr).await;
+    c.text(r#"{"jsonrpc":"2.0","method":"nope","id":2}"#).await;
+    assert!(c.message().await.contains("-32601"));
+}
