@@ -222,6 +222,25 @@ impl Duplex {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
     {
+        let framing = self.config.framing;
+        self.drive(
+            async move |d: &mut Dispatcher<'_>| read_loop(d, reader, framing).await,
+            async move |out: &Outgoing| write_loop(out, writer, framing).await,
+        )
+        .await
+    }
+
+    /// The connection's life for any transport: `read` reads messages and hands
+    /// each to the [`Dispatcher`] until the client is gone or the connection
+    /// closes; `write` writes what the [`Outgoing`] queue yields until it ends;
+    /// the request timer runs beside them; then the wind-up of the
+    /// [module docs](self) (pending requests failed, calls drained, then
+    /// cancelled, the queue written out).
+    pub(crate) async fn drive<RL, WL>(self, read: RL, write: WL) -> io::Result<Summary>
+    where
+        RL: AsyncFnOnce(&mut Dispatcher<'_>) -> io::Result<(u64, End)>,
+        WL: AsyncFnOnce(&Outgoing) -> io::Result<()>,
+    {
         let Duplex {
             mut session,
             conn,
@@ -230,7 +249,14 @@ impl Duplex {
         } = self;
         let read = async {
             let mut calls = JoinSet::new();
-            let result = read_loop(&mut session, &conn, reader, &config, &mut calls).await;
+            let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
+            let mut d = Dispatcher {
+                session: &mut session,
+                conn: &conn,
+                calls: &mut calls,
+                permits: &permits,
+            };
+            let result = read(&mut d).await;
             // The client is gone or the server shuts down: nothing more will
             // answer the requests still pending.
             conn.close();
@@ -239,7 +265,7 @@ impl Duplex {
             (result, cancelled)
         };
         let write = async {
-            let r = write_loop(&outgoing, writer, config.framing).await;
+            let r = write(&outgoing).await;
             if r.is_err() {
                 // Nobody reads what is queued: senders must not wait for room.
                 outgoing.close();
@@ -261,27 +287,18 @@ impl Duplex {
 
 /// Reads and dispatches until EOF or close; the number of messages read.
 async fn read_loop<R: AsyncRead + Unpin>(
-    session: &mut Session,
-    conn: &Connection,
+    d: &mut Dispatcher<'_>,
     mut reader: R,
-    config: &DuplexConfig,
-    calls: &mut JoinSet<()>,
+    framing: Framing,
 ) -> io::Result<(u64, End)> {
-    let limit = session.router().config().get_max_message_bytes();
-    let framing = config.framing;
+    let conn = d.conn;
+    let limit = d.session.router().config().get_max_message_bytes();
     let mut framer = Framer::new(framing, limit);
-    let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
     let mut closed = pin!(conn.closed());
     let mut buf: Vec<u8> = Vec::with_capacity(8 << 10);
     let mut start = 0;
     let mut messages = 0u64;
     let mut unmatched_logged_at = 0u64;
-    let mut d = Dispatcher {
-        session,
-        conn,
-        calls,
-        permits: &permits,
-    };
     loop {
         loop {
             match framer.decode(&buf[start..]) {
@@ -306,15 +323,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
                 Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
             }
         }
-        // Logged at 1, 2, 4, 8, … in all: a flood costs a few lines, not one each.
-        let now_unmatched = conn.unmatched_responses();
-        if now_unmatched >= unmatched_logged_at.saturating_mul(2).max(1) {
-            log::warn(format_args!(
-                "connection {}: {now_unmatched} response(s) from the client so far matched no pending request (dropped)",
-                conn.id(),
-            ));
-            unmatched_logged_at = now_unmatched;
-        }
+        log_unmatched(conn, &mut unmatched_logged_at);
         if start == buf.len() {
             buf.clear();
             start = 0;
@@ -353,21 +362,34 @@ async fn read_loop<R: AsyncRead + Unpin>(
     Ok((messages, End::Eof))
 }
 
-fn calls_reaped(calls: &mut JoinSet<()>) -> bool {
+/// Logs the client's responses that matched no pending request, at 1, 2, 4,
+/// 8, … in all: a flood costs a few lines, not one each.
+pub(crate) fn log_unmatched(conn: &Connection, logged_at: &mut u64) {
+    let now_unmatched = conn.unmatched_responses();
+    if now_unmatched >= logged_at.saturating_mul(2).max(1) {
+        log::warn(format_args!(
+            "connection {}: {now_unmatched} response(s) from the client so far matched no pending request (dropped)",
+            conn.id(),
+        ));
+        *logged_at = now_unmatched;
+    }
+}
+
+pub(crate) fn calls_reaped(calls: &mut JoinSet<()>) -> bool {
     calls.try_join_next().is_some()
 }
 
 /// Hands messages to the session and the spawned calls to the runtime.
-struct Dispatcher<'a> {
-    session: &'a mut Session,
-    conn: &'a Connection,
-    calls: &'a mut JoinSet<()>,
+pub(crate) struct Dispatcher<'a> {
+    pub(crate) session: &'a mut Session,
+    pub(crate) conn: &'a Connection,
+    pub(crate) calls: &'a mut JoinSet<()>,
     permits: &'a Arc<Semaphore>,
 }
 
 impl Dispatcher<'_> {
     /// Handles one message; `false` once the connection can take no more.
-    async fn message(&mut self, msg: &[u8]) -> bool {
+    pub(crate) async fn message(&mut self, msg: &[u8]) -> bool {
         let handled = self.session.handle_concurrent(msg);
         let response = handled.response.map(<[u8]>::to_vec);
         let running = handled.calls;

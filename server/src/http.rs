@@ -4,6 +4,7 @@
 //! | request | answer |
 //! | --- | --- |
 //! | a bearer token is configured and `Authorization: Bearer …` is missing or wrong | 401, `WWW-Authenticate: Bearer` |
+//! | a `GET` with `Upgrade: websocket` (WebSocket on, the default) | 101, then JSON-RPC over WebSocket ([`crate::ws`]); 400 without a valid `Sec-WebSocket-Key`/`Sec-WebSocket-Version: 13` |
 //! | a method other than `POST` | 405, `Allow: POST` |
 //! | `Content-Type` missing, not `application/json`, or a charset other than UTF-8 | 415 |
 //! | a body over `max_message_bytes` (from `Content-Length` before reading, or while reading a chunked body) | 413, connection closed |
@@ -48,6 +49,8 @@ use hyper::{Method, Request, Response, StatusCode};
 use switchboard::connection::Connection;
 use switchboard::{Router, Session};
 
+use crate::ws::WsConfig;
+
 /// The response body type.
 pub type ResponseBody = Full<Bytes>;
 
@@ -66,7 +69,12 @@ struct Shared {
     limit: usize,
     token: Option<Box<[u8]>>,
     body_timeout: Duration,
+    ws: Option<WsConfig>,
 }
+
+/// Where a connection served by [`serve_with`] keeps the socket its request
+/// upgraded, for its task to serve once hyper lets go of it.
+type UpgradeSlot = Arc<Mutex<Option<fastwebsockets::upgrade::UpgradeFut>>>;
 
 /// The JSON-RPC endpoint as a service. Cheap to clone (clones share one pool of
 /// sessions); see the [module docs](self).
@@ -82,6 +90,9 @@ pub struct Switchboard {
     /// ([`Switchboard::connection`]): handlers see its id and state; its peer
     /// can only answer ([`Connection::answer_only`]).
     conn: Option<Connection>,
+    /// Set on a connection of [`serve_with`]: an upgrade is served by the
+    /// connection's task (holding its connection slot), not a task of its own.
+    upgrades: Option<UpgradeSlot>,
 }
 
 impl std::fmt::Debug for Switchboard {
@@ -116,9 +127,11 @@ impl Switchboard {
                 limit,
                 token: None,
                 body_timeout: Self::DEFAULT_BODY_READ_TIMEOUT,
+                ws: Some(WsConfig::default()),
             }),
             pool: Arc::default(),
             conn: None,
+            upgrades: None,
         }
     }
 
@@ -130,6 +143,7 @@ impl Switchboard {
                 limit: s.limit,
                 token: s.token.clone(),
                 body_timeout: s.body_timeout,
+                ws: s.ws,
             });
         }
         Arc::get_mut(&mut self.shared).expect("just made unique")
@@ -151,6 +165,18 @@ impl Switchboard {
         self
     }
 
+    /// JSON-RPC over WebSocket on `GET` + `Upgrade: websocket` with these
+    /// settings ([`crate::ws`]), or, with `None`, not at all (such a `GET` is
+    /// answered 405 like any other). On by default with [`WsConfig::default`].
+    /// [`serve_with`] serves the socket in the connection's task; a service
+    /// mounted on a listener of its own needs hyper's connection run
+    /// `.with_upgrades()`, and the socket is then served by a task of its own.
+    #[must_use]
+    pub fn websocket(mut self, config: Option<WsConfig>) -> Self {
+        self.shared_mut().ws = config;
+        self
+    }
+
     /// The router answering the calls.
     #[must_use]
     pub fn router(&self) -> &Arc<Router> {
@@ -169,7 +195,50 @@ impl Switchboard {
             shared: self.shared.clone(),
             pool: Arc::new(Mutex::new(Vec::with_capacity(1))),
             conn: Some(Connection::answer_only()),
+            upgrades: None,
         }
+    }
+
+    /// [`Switchboard::connection`], and the slot where its upgrade waits.
+    fn connection_with_upgrades(&self) -> (Self, UpgradeSlot) {
+        let slot = UpgradeSlot::default();
+        let mut service = self.connection();
+        service.upgrades = Some(slot.clone());
+        (service, slot)
+    }
+
+    /// Answers a WebSocket upgrade: 101 and the socket served (by the
+    /// connection's task under [`serve_with`], else by a task of its own), or
+    /// 400 when the handshake headers are wrong.
+    fn upgrade<B>(&self, mut req: Request<B>, config: WsConfig) -> Response<ResponseBody> {
+        let (response, socket) = match fastwebsockets::upgrade::upgrade(&mut req) {
+            Ok(u) => u,
+            Err(e) => {
+                crate::log::debug(format_args!("websocket handshake: {e}"));
+                return plain(
+                    StatusCode::BAD_REQUEST,
+                    "a WebSocket upgrade needs Sec-WebSocket-Key and Sec-WebSocket-Version: 13\n",
+                );
+            }
+        };
+        match &self.upgrades {
+            Some(slot) => {
+                if let Ok(mut s) = slot.lock() {
+                    *s = Some(socket);
+                }
+            }
+            None => {
+                let router = self.shared.router.clone();
+                tokio::spawn(serve_upgraded(
+                    router,
+                    config,
+                    socket,
+                    std::future::pending(),
+                ));
+            }
+        }
+        let (parts, _) = response.into_parts();
+        Response::from_parts(parts, Full::new(Bytes::new()))
     }
 
     /// The connection context of a per-connection service.
@@ -213,6 +282,12 @@ impl Switchboard {
             r.headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return r;
+        }
+        if let Some(ws) = sh.ws
+            && req.method() == Method::GET
+            && fastwebsockets::upgrade::is_upgrade_request(&req)
+        {
+            return self.upgrade(req, ws);
         }
         if req.method() != Method::POST {
             let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST\n");
@@ -273,6 +348,25 @@ impl Switchboard {
         }
         self.put_slot(slot);
         response
+    }
+}
+
+/// Serves an upgraded socket once the 101 is out, until it closes or `stop`.
+async fn serve_upgraded<F: Future<Output = ()>>(
+    router: Arc<Router>,
+    config: WsConfig,
+    socket: fastwebsockets::upgrade::UpgradeFut,
+    stop: F,
+) {
+    let io = match socket.await {
+        Ok(ws) => ws.into_inner(),
+        Err(e) => {
+            crate::log::debug(format_args!("websocket upgrade: {e}"));
+            return;
+        }
+    };
+    if let Err(e) = crate::ws::serve(router, config, io, stop).await {
+        crate::log::debug(format_args!("websocket: {e}"));
     }
 }
 
@@ -557,7 +651,7 @@ where
                 let _ = stream.set_nodelay(true);
                 tokio::spawn(connection(
                     stream,
-                    service.connection(),
+                    service.connection_with_upgrades(),
                     builder.clone(),
                     config.header_read_timeout,
                     stopped.clone(),
@@ -716,7 +810,7 @@ impl<T: hyper::rt::Write + Unpin> hyper::rt::Write for CountedIo<T> {
 /// One connection's task: hyper's HTTP/1.1 connection, steered by its watchdog.
 async fn connection(
     stream: tokio::net::TcpStream,
-    service: Switchboard,
+    (service, upgrades): (Switchboard, UpgradeSlot),
     builder: hyper::server::conn::http1::Builder,
     idle_limit: Duration,
     stopped: tokio::sync::watch::Receiver<bool>,
@@ -733,11 +827,14 @@ async fn connection(
         written: AtomicU64::new(0),
         write_blocked: AtomicBool::new(false),
     });
+    let mut stopped_ws = stopped.clone();
     let watchdog = tokio::spawn(watchdog(ctl.clone(), idle_limit, stopped));
     let io = CountedIo {
         io: hyper_util::rt::TokioIo::new(stream),
         ctl: ctl.clone(),
     };
+    let router = service.shared.router.clone();
+    let ws_config = service.shared.ws;
     let state = Arc::new((service, ctl.clone()));
     let conn = builder.serve_connection(
         io,
@@ -751,6 +848,7 @@ async fn connection(
             }
         }),
     );
+    let conn = conn.with_upgrades();
     let mut conn = std::pin::pin!(conn);
     let mut shutting_down = false;
     let result = std::future::poll_fn(|cx| {
@@ -768,6 +866,16 @@ async fn connection(
     })
     .await;
     watchdog.abort();
+    let upgraded = upgrades.lock().ok().and_then(|mut s| s.take());
+    if let (Some(socket), Some(config)) = (upgraded, ws_config) {
+        // The socket is served by this task: it keeps its connection slot.
+        let stop = async move {
+            let _ = stopped_ws.wait_for(|&s| s).await;
+        };
+        serve_upgraded(router, config, socket, stop).await;
+        drop(permit);
+        return;
+    }
     match result {
         Some(Ok(())) => {}
         Some(Err(e)) => crate::log::debug(format_args!("connection from {peer}: {e}")),

@@ -13,3 +13,4 @@ pub mod inspect;
 pub mod log;
 pub mod stdio;
 pub mod streamable;
+pub mod ws;

@@ -30,6 +30,11 @@ Usage:
       --body-timeout SECS        time to send a body, else 408 [default: 30]
       --header-timeout SECS      time to send request headers, idle keep-alive
                                  connections included, else closed [default: 30]
+      --ws-ping-interval SECS    WebSocket (GET / with Upgrade: websocket): ping
+                                 after this much silence [default: 30]
+      --ws-idle-timeout SECS     close a silent WebSocket (1000) [default: 90]
+      --ws-max-frame-bytes N     larger frames close 1009 (messages over
+                                 --max-message-bytes too) [default: 16777216]
   switchboard call [OPTIONS] URL METHOD [PARAMS]
                                call METHOD at URL (http:// or ws://) with PARAMS (a JSON
                                array or object); prints the result on one line. Exit 1

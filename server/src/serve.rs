@@ -10,6 +10,7 @@ use switchboard::{ParserConfig, Router};
 use switchboard_server::duplex::{Duplex, DuplexConfig};
 use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
 use switchboard_server::stdio::Framing;
+use switchboard_server::ws::WsConfig;
 use switchboard_server::{demo, log};
 
 struct Options {
@@ -23,6 +24,7 @@ struct Options {
     body_timeout: Duration,
     header_timeout: Duration,
     max_connections: usize,
+    ws: WsConfig,
 }
 
 fn parse(args: &[&str]) -> Result<Options, String> {
@@ -39,6 +41,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         body_timeout: Switchboard::DEFAULT_BODY_READ_TIMEOUT,
         header_timeout: ServeConfig::default().header_read_timeout,
         max_connections: ServeConfig::default().max_connections,
+        ws: WsConfig::default(),
     };
     let mut framing_given = false;
     let mut it = args.iter().copied();
@@ -83,17 +86,20 @@ fn parse(args: &[&str]) -> Result<Options, String> {
             }
             "--threads" => o.threads = Some(number(name, &value("a number")?)?),
             "--max-connections" => o.max_connections = number(name, &value("a number")?)?,
-            "--body-timeout" | "--header-timeout" => {
+            "--ws-max-frame-bytes" => o.ws.max_frame_bytes = number(name, &value("a number")?)?,
+            "--body-timeout" | "--header-timeout" | "--ws-ping-interval" | "--ws-idle-timeout" => {
                 let v = value("seconds")?;
                 let secs: f64 = v
                     .parse()
                     .ok()
                     .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9)
                     .ok_or_else(|| format!("{name}: {v:?} is not a positive number"))?;
-                if name == "--body-timeout" {
-                    o.body_timeout = Duration::from_secs_f64(secs);
-                } else {
-                    o.header_timeout = Duration::from_secs_f64(secs);
+                let d = Duration::from_secs_f64(secs);
+                match name {
+                    "--body-timeout" => o.body_timeout = d,
+                    "--header-timeout" => o.header_timeout = d,
+                    "--ws-ping-interval" => o.ws.ping_interval = d,
+                    _ => o.ws.idle_timeout = d,
                 }
             }
             other => return Err(format!("unknown option {other:?}")),
@@ -281,7 +287,9 @@ fn http(o: Options) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let mut service = Switchboard::new(router(o.config)).body_read_timeout(o.body_timeout);
+        let mut service = Switchboard::new(router(o.config))
+            .body_read_timeout(o.body_timeout)
+            .websocket(Some(o.ws));
         if let Some(t) = &o.token {
             service = service.bearer_token(t);
         }
@@ -295,6 +303,7 @@ fn http(o: Options) -> ExitCode {
         println!(
             "try: curl -s{auth} -H 'Content-Type: application/json' -d '{{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}}' http://{addr}/"
         );
+        println!("websocket: ws://{addr}/ (the same endpoint)");
         log::info(format_args!(
             "http on {addr}: {threads} thread(s), max_message_bytes {}, max_batch_len {}, token {}, demo methods",
             o.config.get_max_message_bytes(),

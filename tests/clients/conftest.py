@@ -1,6 +1,7 @@
-"""Shared fixtures for the real-client suites (MCP SDK and pygls).
+"""Shared fixtures for the real-client suites (MCP SDK, pygls, websockets).
 
-The binaries under test come from MCP_SERVER / LSP_SERVER (run.sh sets them).
+The binaries under test come from MCP_SERVER / LSP_SERVER / SWITCHBOARD_BIN
+(run.sh sets them).
 """
 import os
 
@@ -30,3 +31,8 @@ def mcp_server() -> str:
 @pytest.fixture
 def lsp_server() -> str:
     return _binary("LSP_SERVER")
+
+
+@pytest.fixture
+def switchboard_bin() -> str:
+    return _binary("SWITCHBOARD_BIN")

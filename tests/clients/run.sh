@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Real-client suites: drive examples/mcp-server with the official MCP Python SDK
-# (over stdio, and over Streamable HTTP with `--http`) and examples/lsp-server
-# with pygls, both installed from PyPI into a virtualenv.
+# (over stdio, and over Streamable HTTP with `--http`), examples/lsp-server with
+# pygls and `switchboard serve` over WebSocket with the websockets package, all
+# installed from PyPI into a virtualenv.
 #
 #   tests/clients/run.sh [extra pytest args]
 #
 # Environment:
 #   MCP_SERVER    mcp-server binary  (default target/release/examples/mcp-server)
 #   LSP_SERVER    lsp-server binary  (default target/release/examples/lsp-server)
+#   SWITCHBOARD_BIN switchboard binary (default target/release/switchboard)
 #   CLIENTS_VENV  virtualenv to create or reuse (default target/clients-venv)
 #   PYTHON        interpreter that creates the venv (default python3)
 #   CI=true       a failed install is an error (exit 1), not a skip
 #
-# Build the binaries first: cargo build --release -p switchboard-server --examples
+# Build the binaries first: cargo build --release -p switchboard-server --bins --examples
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -28,7 +30,7 @@ install_failed() {
         echo "" >&2
         echo "########################################################################" >&2
         echo "## ERROR: tests/clients: $1" >&2
-        echo "## The real-client suites (MCP SDK, pygls) cannot run." >&2
+        echo "## The real-client suites (MCP SDK, pygls, websockets) cannot run." >&2
         echo "########################################################################" >&2
         exit 1
     fi
@@ -48,16 +50,17 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
         || install_failed "pip install -r $requirements failed"
     echo "$want" > "$stamp"
 fi
-"$venv/bin/python" -c "import mcp, mcp.client.streamable_http, httpx2, pygls, lsprotocol, anyio, pytest, pytest_timeout" \
+"$venv/bin/python" -c "import mcp, mcp.client.streamable_http, httpx2, pygls, lsprotocol, anyio, pytest, pytest_timeout, websockets" \
     || install_failed "the installed client packages do not import"
 
 abspath() { case "$1" in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
 export MCP_SERVER="$(abspath "${MCP_SERVER:-target/release/examples/mcp-server}")"
 export LSP_SERVER="$(abspath "${LSP_SERVER:-target/release/examples/lsp-server}")"
-for bin in "$MCP_SERVER" "$LSP_SERVER"; do
+export SWITCHBOARD_BIN="$(abspath "${SWITCHBOARD_BIN:-target/release/switchboard}")"
+for bin in "$MCP_SERVER" "$LSP_SERVER" "$SWITCHBOARD_BIN"; do
     if [ ! -x "$bin" ]; then
         echo "ERROR: tests/clients: $bin is missing or not executable." >&2
-        echo "Build it: cargo build --release -p switchboard-server --examples" >&2
+        echo "Build it: cargo build --release -p switchboard-server --bins --examples" >&2
         exit 1
     fi
 done
@@ -70,7 +73,7 @@ unset PYTHONPATH
 "$venv/bin/python" -m pytest \
     -c "$here/pytest.ini" --rootdir "$here" \
     -v \
-    "$here/test_mcp.py" "$here/test_mcp_http.py" "$here/test_lsp.py" "$@"
+    "$here/test_mcp.py" "$here/test_mcp_http.py" "$here/test_lsp.py" "$here/test_ws.py" "$@"
 status=$?
 if [ "$status" -eq 5 ]; then
     echo "ERROR: tests/clients: pytest collected no tests" >&2

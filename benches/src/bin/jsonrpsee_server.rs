@@ -3,8 +3,10 @@
 //! in the load test (`benches/load.sh`).
 //!
 //! ```text
-//! jsonrpsee_server [--listen ADDR] [--threads N]
+//! jsonrpsee_server [--listen ADDR] [--threads N] [--ws]
 //! ```
+//! `--ws`: WebSocket only (the peer of `switchboard serve`'s WebSocket in
+//! `benches/ws.sh`), otherwise HTTP only.
 //! `--listen` defaults to 127.0.0.1:8081 (port 0: any free port); `--threads` is the
 //! tokio worker count (default: the number of CPUs). Prints
 //! `jsonrpsee listening on http://ADDR/` on stdout once it accepts connections, then
@@ -25,14 +27,19 @@ use switchboard_benches::dispatch;
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
 
-const USAGE: &str = "usage: jsonrpsee_server [--listen ADDR] [--threads N]\n";
+const USAGE: &str = "usage: jsonrpsee_server [--listen ADDR] [--threads N] [--ws]\n";
 
 fn main() -> ExitCode {
     let mut listen = "127.0.0.1:8081".to_owned();
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut ws = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
+        if arg == "--ws" {
+            ws = true;
+            continue;
+        }
         let (name, inline) = match arg.split_once('=') {
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_owned())),
             _ => (arg.as_str(), None),
@@ -67,8 +74,13 @@ fn main() -> ExitCode {
         }
     };
     runtime.block_on(async move {
-        let config = ServerConfig::builder()
-            .http_only()
+        let builder = ServerConfig::builder();
+        let builder = if ws {
+            builder.ws_only()
+        } else {
+            builder.http_only()
+        };
+        let config = builder
             .max_request_body_size(8 << 20)
             .max_connections(10_000)
             .set_batch_request_config(BatchRequestConfig::Limit(1000))
@@ -88,7 +100,8 @@ fn main() -> ExitCode {
             }
         };
         let handle = server.start(dispatch::jsonrpsee_module());
-        println!("jsonrpsee listening on http://{addr}/ ({threads} thread(s))");
+        let scheme = if ws { "ws" } else { "http" };
+        println!("jsonrpsee listening on {scheme}://{addr}/ ({threads} thread(s))");
         shutdown_signal().await;
         let _ = handle.stop();
         handle.stopped().await;

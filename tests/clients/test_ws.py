@@ -1,0 +1,81 @@
+"""The `websockets` package (PyPI) against `switchboard serve` over WebSocket:
+calls, a batch, a notification (no answer) and invalid JSON (-32700), on the
+same listener and endpoint as HTTP."""
+import asyncio
+import json
+import re
+import subprocess
+
+import pytest
+import websockets
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def server(switchboard_bin):
+    proc = subprocess.Popen(
+        [switchboard_bin, "serve", "--listen", "127.0.0.1:0", "--threads", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        m = re.match(r"switchboard listening on http://([^/]+)/", line)
+        assert m, f"unexpected first line {line!r}"
+        yield f"ws://{m.group(1)}/"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+async def call(ws, msg):
+    await ws.send(json.dumps(msg))
+    return json.loads(await asyncio.wait_for(ws.recv(), 10))
+
+
+async def test_calls(server):
+    async with websockets.connect(server) as ws:
+        r = await call(ws, {"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1})
+        assert r == {"jsonrpc": "2.0", "result": 19, "id": 1}
+        r = await call(ws, {"jsonrpc": "2.0", "method": "subtract",
+                            "params": {"subtrahend": 23, "minuend": 42}, "id": "x"})
+        assert r == {"jsonrpc": "2.0", "result": 19, "id": "x"}
+        r = await call(ws, {"jsonrpc": "2.0", "method": "nope", "id": 3})
+        assert r["error"]["code"] == -32601 and r["id"] == 3
+
+
+async def test_batch(server):
+    async with websockets.connect(server) as ws:
+        r = await call(ws, [
+            {"jsonrpc": "2.0", "method": "sum", "params": [1, 2, 4], "id": "1"},
+            {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},
+            {"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": "2"},
+            {"foo": "boo"},
+            {"jsonrpc": "2.0", "method": "get_data", "id": "9"},
+        ])
+        by_id = {x["id"]: x for x in r}
+        assert len(r) == 4
+        assert by_id["1"]["result"] == 7
+        assert by_id["2"]["result"] == 19
+        assert by_id["9"]["result"] == ["hello", 5]
+        assert by_id[None]["error"]["code"] == -32600
+
+
+async def test_notification_gets_no_answer(server):
+    async with websockets.connect(server) as ws:
+        await ws.send(json.dumps({"jsonrpc": "2.0", "method": "update", "params": [1, 2]}))
+        # The next frame is the call's answer: the notification got none.
+        r = await call(ws, {"jsonrpc": "2.0", "method": "get_data", "id": 5})
+        assert r == {"jsonrpc": "2.0", "result": ["hello", 5], "id": 5}
+
+
+async def test_invalid_json(server):
+    async with websockets.connect(server) as ws:
+        await ws.send('{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]')
+        r = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert r["error"]["code"] == -32700 and r["id"] is None
+        # The connection goes on.
+        r = await call(ws, {"jsonrpc": "2.0", "method": "subtract", "params": [2, 1], "id": 2})
+        assert r["result"] == 1
