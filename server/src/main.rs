@@ -30,6 +30,9 @@ Usage:
       --body-timeout SECS        time to send a body, else 408 [default: 30]
       --header-timeout SECS      time to send request headers, idle keep-alive
                                  connections included, else closed [default: 30]
+      --heads-interval SECS      the demo chain's block time: eth_blockNumber and
+                                 eth_subscribe newHeads (on connections that can
+                                 push: --stdio, --unix) [default: 1]
   switchboard serve --stdio [--framing ndjson|lsp] [--max-message-bytes N]
                     [--max-batch-len N]
                                answer messages on stdin/stdout with the demo methods

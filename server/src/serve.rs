@@ -10,7 +10,7 @@ use switchboard::{ParserConfig, Router};
 use switchboard_server::duplex::{Duplex, DuplexConfig};
 use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
 use switchboard_server::stdio::Framing;
-use switchboard_server::{demo, log};
+use switchboard_server::{chain, demo, log};
 
 struct Options {
     stdio: bool,
@@ -23,6 +23,7 @@ struct Options {
     body_timeout: Duration,
     header_timeout: Duration,
     max_connections: usize,
+    heads_interval: Duration,
 }
 
 fn parse(args: &[&str]) -> Result<Options, String> {
@@ -39,6 +40,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         body_timeout: Switchboard::DEFAULT_BODY_READ_TIMEOUT,
         header_timeout: ServeConfig::default().header_read_timeout,
         max_connections: ServeConfig::default().max_connections,
+        heads_interval: Duration::from_secs(1),
     };
     let mut framing_given = false;
     let mut it = args.iter().copied();
@@ -83,17 +85,21 @@ fn parse(args: &[&str]) -> Result<Options, String> {
             }
             "--threads" => o.threads = Some(number(name, &value("a number")?)?),
             "--max-connections" => o.max_connections = number(name, &value("a number")?)?,
-            "--body-timeout" | "--header-timeout" => {
+            "--body-timeout" | "--header-timeout" | "--heads-interval" => {
                 let v = value("seconds")?;
                 let secs: f64 = v
                     .parse()
                     .ok()
                     .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9)
                     .ok_or_else(|| format!("{name}: {v:?} is not a positive number"))?;
-                if name == "--body-timeout" {
-                    o.body_timeout = Duration::from_secs_f64(secs);
-                } else {
-                    o.header_timeout = Duration::from_secs_f64(secs);
+                let d = Duration::from_secs_f64(secs);
+                match name {
+                    "--body-timeout" => o.body_timeout = d,
+                    "--header-timeout" => o.header_timeout = d,
+                    _ if d < Duration::from_millis(1) => {
+                        return Err(format!("{name}: at least 0.001 seconds"));
+                    }
+                    _ => o.heads_interval = d,
                 }
             }
             other => return Err(format!("unknown option {other:?}")),
@@ -108,9 +114,11 @@ fn parse(args: &[&str]) -> Result<Options, String> {
     Ok(o)
 }
 
-fn router(config: ParserConfig) -> Arc<Router> {
-    demo::register(Router::builder(), Arc::new(demo::Counters::default()))
-        .config(config)
+fn router(o: &Options) -> Arc<Router> {
+    let chain = Arc::new(chain::Chain::new(o.heads_interval));
+    let demo = demo::register(Router::builder(), Arc::new(demo::Counters::default()));
+    chain::register(demo, chain)
+        .config(o.config)
         .build()
         .expect("the demo registrations are valid")
 }
@@ -155,7 +163,7 @@ fn duplex(o: Options) -> ExitCode {
         framing: o.framing,
         ..DuplexConfig::default()
     };
-    let router = router(o.config);
+    let router = router(&o);
     let code = runtime.block_on(async move {
         match &o.unix {
             None => {
@@ -281,7 +289,7 @@ fn http(o: Options) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let mut service = Switchboard::new(router(o.config)).body_read_timeout(o.body_timeout);
+        let mut service = Switchboard::new(router(&o)).body_read_timeout(o.body_timeout);
         if let Some(t) = &o.token {
             service = service.bearer_token(t);
         }
