@@ -30,3 +30,8 @@ def mcp_server() -> str:
 @pytest.fixture
 def lsp_server() -> str:
     return _binary("LSP_SERVER")
+
+
+@pytest.fixture
+def switchboard_bin() -> str:
+    return _binary("SWITCHBOARD_BIN")

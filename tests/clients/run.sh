@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Real-client suites: drive examples/mcp-server with the official MCP Python SDK
-# and examples/lsp-server with pygls, both installed from PyPI into a virtualenv.
+# Real-client suites: drive examples/mcp-server with the official MCP Python SDK,
+# examples/lsp-server with pygls and `switchboard serve` with web3.py, all installed
+# from PyPI into a virtualenv.
 #
 #   tests/clients/run.sh [extra pytest args]
 #
 # Environment:
 #   MCP_SERVER    mcp-server binary  (default target/release/examples/mcp-server)
 #   LSP_SERVER    lsp-server binary  (default target/release/examples/lsp-server)
+#   SWITCHBOARD_BIN switchboard binary (default target/release/switchboard), for web3.py
 #   CLIENTS_VENV  virtualenv to create or reuse (default target/clients-venv)
 #   PYTHON        interpreter that creates the venv (default python3)
 #   CI=true       a failed install is an error (exit 1), not a skip
 #
-# Build the binaries first: cargo build --release -p switchboard-server --examples
+# Build the binaries first: cargo build --release -p switchboard-server --bins --examples
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -47,16 +49,17 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
         || install_failed "pip install -r $requirements failed"
     echo "$want" > "$stamp"
 fi
-"$venv/bin/python" -c "import mcp, pygls, lsprotocol, anyio, pytest, pytest_timeout" \
+"$venv/bin/python" -c "import mcp, pygls, lsprotocol, anyio, pytest, pytest_timeout, web3" \
     || install_failed "the installed client packages do not import"
 
 abspath() { case "$1" in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
 export MCP_SERVER="$(abspath "${MCP_SERVER:-target/release/examples/mcp-server}")"
 export LSP_SERVER="$(abspath "${LSP_SERVER:-target/release/examples/lsp-server}")"
-for bin in "$MCP_SERVER" "$LSP_SERVER"; do
+export SWITCHBOARD_BIN="$(abspath "${SWITCHBOARD_BIN:-target/release/switchboard}")"
+for bin in "$MCP_SERVER" "$LSP_SERVER" "$SWITCHBOARD_BIN"; do
     if [ ! -x "$bin" ]; then
         echo "ERROR: tests/clients: $bin is missing or not executable." >&2
-        echo "Build it: cargo build --release -p switchboard-server --examples" >&2
+        echo "Build it: cargo build --release -p switchboard-server --bins --examples" >&2
         exit 1
     fi
 done
@@ -69,7 +72,9 @@ unset PYTHONPATH
 "$venv/bin/python" -m pytest \
     -c "$here/pytest.ini" --rootdir "$here" \
     -v \
-    "$here/test_mcp.py" "$here/test_lsp.py" "$@"
+    "$here/test_mcp.py" "$here/test_lsp.py" \
+    "$here/test_web3.py" \
+    "$@"
 status=$?
 if [ "$status" -eq 5 ]; then
     echo "ERROR: tests/clients: pytest collected no tests" >&2
