@@ -345,3 +345,60 @@ fn heads_interval_must_be_positive() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--heads-interval"));
 }
+
+/// Not a check: the rate of notifications one subscription delivers through
+/// the duplex driver to a client reading an in-memory pipe (run with
+/// `cargo test --release -p switchboard-server --test subscriptions -- --ignored --nocapture`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not a check"]
+async fn measure_notifications_per_second() {
+    const N: u64 = 500_000;
+    for subscribers in [1u64, 100] {
+        let router = Router::builder()
+            .subscription("sub", "unsub", "note", |call, sink| {
+                let (per,): (u64,) = call.params().unwrap().parse()?;
+                tokio::spawn(async move {
+                    for n in 0..per {
+                        // Backpressure by hand: wait while half the buffer waits.
+                        while sink.waiting() >= 128 {
+                            tokio::task::yield_now().await;
+                        }
+                        if sink.send(&n).is_err() {
+                            return;
+                        }
+                    }
+                });
+                Ok(())
+            })
+            .build()
+            .unwrap();
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let duplex = Duplex::new(router, DuplexConfig::default());
+        let (r, w) = tokio::io::split(server);
+        let serving = tokio::spawn(duplex.serve(r, w));
+        let (cr, mut cw) = tokio::io::split(client);
+        let mut lines = BufReader::new(cr).lines();
+        let start = std::time::Instant::now();
+        for i in 0..subscribers {
+            let msg = format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"sub\",\"params\":[{}],\"id\":{i}}}\n",
+                N / subscribers
+            );
+            cw.write_all(msg.as_bytes()).await.unwrap();
+        }
+        let total = (N / subscribers) * subscribers;
+        let mut got = 0u64;
+        while got < total + subscribers {
+            lines.next_line().await.unwrap().unwrap();
+            got += 1;
+        }
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "{subscribers} subscriber(s): {total} notifications in {secs:.3} s = {:.0} per second",
+            total as f64 / secs
+        );
+        drop(cw);
+        drop(lines);
+        let _ = serving.await;
+    }
+}
