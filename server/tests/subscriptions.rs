@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use switchboard::Router;
-use switchboard::connection::{Connection, ConnectionConfig};
+use switchboard::connection::Connection;
 use switchboard_server::chain::{self, Chain};
 use switchboard_server::demo;
 use switchboard_server::duplex::{Duplex, DuplexConfig, End, Summary};
@@ -270,7 +270,7 @@ async fn a_client_that_never_reads_gets_its_subscription_closed() {
 async fn many_subscriptions_on_one_connection_are_bounded() {
     let chain = Arc::new(Chain::new(Duration::from_secs(3600)));
     let mut config = DuplexConfig::default();
-    config.connection = *ConnectionConfig::new().max_subscriptions(2);
+    config.connection.max_subscriptions(2);
     let mut c = Client::start(&chain, config, 1 << 16);
     c.send(r#"{"jsonrpc":"2.0","method":"eth_subscribe","params":["logs"],"id":4}"#)
         .await;
