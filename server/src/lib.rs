@@ -3,9 +3,11 @@
 //! server), [`duplex`] (the full-duplex driver for any byte stream: stdio, Unix
 //! sockets, TCP), [`stdio`] (newline-delimited or `Content-Length`-framed JSON-RPC on byte
 //! streams), [`streamable`] (MCP's Streamable HTTP: sessions, server-sent
-//! events), [`inspect`] (what the parser sees), [`demo`] (the demo methods) and
+//! events), [`inspect`] (what the parser sees), [`demo`] (the demo methods),
+//! [`chain`] (the demo's synthetic Ethereum chain and `newHeads` subscription) and
 //! [`log`] (leveled logging to standard error).
 
+pub mod chain;
 pub mod demo;
 pub mod duplex;
 pub mod http;

@@ -11,7 +11,7 @@ use switchboard_server::duplex::{Duplex, DuplexConfig};
 use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
 use switchboard_server::stdio::Framing;
 use switchboard_server::ws::WsConfig;
-use switchboard_server::{demo, log};
+use switchboard_server::{chain, demo, log};
 
 struct Options {
     stdio: bool,
@@ -25,6 +25,7 @@ struct Options {
     header_timeout: Duration,
     max_connections: usize,
     ws: WsConfig,
+    heads_interval: Duration,
 }
 
 fn parse(args: &[&str]) -> Result<Options, String> {
@@ -42,6 +43,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         header_timeout: ServeConfig::default().header_read_timeout,
         max_connections: ServeConfig::default().max_connections,
         ws: WsConfig::default(),
+        heads_interval: Duration::from_secs(1),
     };
     let mut framing_given = false;
     let mut it = args.iter().copied();
@@ -87,7 +89,8 @@ fn parse(args: &[&str]) -> Result<Options, String> {
             "--threads" => o.threads = Some(number(name, &value("a number")?)?),
             "--max-connections" => o.max_connections = number(name, &value("a number")?)?,
             "--ws-max-frame-bytes" => o.ws.max_frame_bytes = number(name, &value("a number")?)?,
-            "--body-timeout" | "--header-timeout" | "--ws-ping-interval" | "--ws-idle-timeout" => {
+            "--body-timeout" | "--header-timeout" | "--ws-ping-interval" | "--ws-idle-timeout"
+            | "--heads-interval" => {
                 let v = value("seconds")?;
                 let secs: f64 = v
                     .parse()
@@ -99,7 +102,11 @@ fn parse(args: &[&str]) -> Result<Options, String> {
                     "--body-timeout" => o.body_timeout = d,
                     "--header-timeout" => o.header_timeout = d,
                     "--ws-ping-interval" => o.ws.ping_interval = d,
-                    _ => o.ws.idle_timeout = d,
+                    "--ws-idle-timeout" => o.ws.idle_timeout = d,
+                    _ if d < Duration::from_millis(1) => {
+                        return Err(format!("{name}: at least 0.001 seconds"));
+                    }
+                    _ => o.heads_interval = d,
                 }
             }
             other => return Err(format!("unknown option {other:?}")),
@@ -114,9 +121,11 @@ fn parse(args: &[&str]) -> Result<Options, String> {
     Ok(o)
 }
 
-fn router(config: ParserConfig) -> Arc<Router> {
-    demo::register(Router::builder(), Arc::new(demo::Counters::default()))
-        .config(config)
+fn router(o: &Options) -> Arc<Router> {
+    let chain = Arc::new(chain::Chain::new(o.heads_interval));
+    let demo = demo::register(Router::builder(), Arc::new(demo::Counters::default()));
+    chain::register(demo, chain)
+        .config(o.config)
         .build()
         .expect("the demo registrations are valid")
 }
@@ -161,7 +170,7 @@ fn duplex(o: Options) -> ExitCode {
         framing: o.framing,
         ..DuplexConfig::default()
     };
-    let router = router(o.config);
+    let router = router(&o);
     let code = runtime.block_on(async move {
         match &o.unix {
             None => {
@@ -287,7 +296,7 @@ fn http(o: Options) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let mut service = Switchboard::new(router(o.config))
+        let mut service = Switchboard::new(router(&o))
             .body_read_timeout(o.body_timeout)
             .websocket(Some(o.ws));
         if let Some(t) = &o.token {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Real-client suites: drive examples/mcp-server with the official MCP Python SDK
 # (over stdio, and over Streamable HTTP with `--http`), examples/lsp-server with
-# pygls and `switchboard serve` over WebSocket with the websockets package, all
+# pygls, and `switchboard serve` with the websockets package and web3.py, all
 # installed from PyPI into a virtualenv.
 #
 #   tests/clients/run.sh [extra pytest args]
@@ -50,7 +50,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
         || install_failed "pip install -r $requirements failed"
     echo "$want" > "$stamp"
 fi
-"$venv/bin/python" -c "import mcp, mcp.client.streamable_http, httpx2, pygls, lsprotocol, anyio, pytest, pytest_timeout, websockets" \
+"$venv/bin/python" -c "import mcp, mcp.client.streamable_http, httpx2, pygls, lsprotocol, anyio, pytest, pytest_timeout, websockets, web3" \
     || install_failed "the installed client packages do not import"
 
 abspath() { case "$1" in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
@@ -73,7 +73,9 @@ unset PYTHONPATH
 "$venv/bin/python" -m pytest \
     -c "$here/pytest.ini" --rootdir "$here" \
     -v \
-    "$here/test_mcp.py" "$here/test_mcp_http.py" "$here/test_lsp.py" "$here/test_ws.py" "$@"
+    "$here/test_mcp.py" "$here/test_mcp_http.py" "$here/test_lsp.py" \
+    "$here/test_ws.py" "$here/test_web3.py" \
+    "$@"
 status=$?
 if [ "$status" -eq 5 ]; then
     echo "ERROR: tests/clients: pytest collected no tests" >&2

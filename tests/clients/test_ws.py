@@ -79,3 +79,52 @@ async def test_invalid_json(server):
         # The connection goes on.
         r = await call(ws, {"jsonrpc": "2.0", "method": "subtract", "params": [2, 1], "id": 2})
         assert r["result"] == 1
+
+
+@pytest.fixture
+def chain_server(switchboard_bin):
+    proc = subprocess.Popen(
+        [switchboard_bin, "serve", "--listen", "127.0.0.1:0", "--heads-interval", "0.05"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        m = re.match(r"switchboard listening on http://([^/]+)/", line)
+        assert m, f"unexpected first line {line!r}"
+        yield f"ws://{m.group(1)}/"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+async def test_eth_subscribe_new_heads_then_unsubscribe(chain_server):
+    async with websockets.connect(chain_server) as ws:
+        r = await call(ws, {"jsonrpc": "2.0", "method": "eth_subscribe",
+                            "params": ["newHeads"], "id": 1})
+        sub = r["result"]
+        assert re.fullmatch(r"0x[0-9a-f]{32}", sub), r
+        heads = []
+        while len(heads) < 3:
+            n = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert n["method"] == "eth_subscription", n
+            assert n["params"]["subscription"] == sub, n
+            heads.append(n["params"]["result"])
+        numbers = [int(h["number"], 16) for h in heads]
+        assert numbers == list(range(numbers[0], numbers[0] + 3)), numbers
+        await ws.send(json.dumps({"jsonrpc": "2.0", "method": "eth_unsubscribe",
+                                  "params": [sub], "id": 2}))
+        # Notifications already in flight may come first; then the answer, then none.
+        while True:
+            m = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            if m.get("id") == 2:
+                assert m["result"] is True, m
+                break
+            assert m["method"] == "eth_subscription", m
+        # Nothing after: a call's answer is the next frame, several blocks later.
+        await asyncio.sleep(0.3)
+        r = await call(ws, {"jsonrpc": "2.0", "method": "eth_blockNumber", "id": 3})
+        assert r["id"] == 3 and int(r["result"], 16) >= numbers[-1] + 3, r
+        r = await call(ws, {"jsonrpc": "2.0", "method": "eth_unsubscribe", "params": [sub], "id": 4})
+        assert r["error"]["code"] == -32000, r

@@ -56,6 +56,7 @@
 
 mod cancel;
 mod pending;
+pub mod subscription;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -70,6 +71,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use cancel::{CancellationToken, Cancelled};
+pub use subscription::{CloseReason, OVERFLOW_CODE, SinkError, SubscriptionSink};
+pub(crate) use subscription::{open_subscription, unsubscribe};
+
+use subscription::Queued;
 
 use crate::dispatch::handler::RpcError;
 use crate::params::{Kind, RawValue};
@@ -99,6 +104,8 @@ pub fn block_on<F: Future>(fut: F) -> F::Output {
 pub struct ConnectionConfig {
     queue_capacity: usize,
     request_timeout: Option<Duration>,
+    subscription_capacity: usize,
+    max_subscriptions: usize,
 }
 
 impl Default for ConnectionConfig {
@@ -112,13 +119,44 @@ impl ConnectionConfig {
     pub const DEFAULT_QUEUE_CAPACITY: usize = 1024;
     /// The default time a request to the client waits for its answer.
     pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The default number of notifications one subscription may have waiting.
+    pub const DEFAULT_SUBSCRIPTION_CAPACITY: usize = 256;
+    /// The default number of subscriptions one connection may have open.
+    pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 1024;
 
-    /// The defaults: 1024 queued messages, 30 s request timeout.
+    /// The defaults: 1024 queued messages, 30 s request timeout, 256
+    /// notifications waiting per subscription, 1024 subscriptions.
     pub const fn new() -> Self {
         ConnectionConfig {
             queue_capacity: Self::DEFAULT_QUEUE_CAPACITY,
             request_timeout: Some(Self::DEFAULT_REQUEST_TIMEOUT),
+            subscription_capacity: Self::DEFAULT_SUBSCRIPTION_CAPACITY,
+            max_subscriptions: Self::DEFAULT_MAX_SUBSCRIPTIONS,
         }
+    }
+
+    /// How many notifications one subscription may have waiting to be written
+    /// (at least 1); one more closes it (see [`SubscriptionSink`]).
+    pub fn subscription_capacity(&mut self, n: usize) -> &mut Self {
+        self.subscription_capacity = n.max(1);
+        self
+    }
+
+    /// How many subscriptions may be open on one connection (at least 1); a
+    /// subscribe call above it is answered -32000.
+    pub fn max_subscriptions(&mut self, n: usize) -> &mut Self {
+        self.max_subscriptions = n.max(1);
+        self
+    }
+
+    /// See [`ConnectionConfig::subscription_capacity`].
+    pub fn get_subscription_capacity(&self) -> usize {
+        self.subscription_capacity
+    }
+
+    /// See [`ConnectionConfig::max_subscriptions`].
+    pub fn get_max_subscriptions(&self) -> usize {
+        self.max_subscriptions
     }
 
     /// How many messages may wait to be written (at least 1). Above it, senders
@@ -347,8 +385,9 @@ impl fmt::Debug for Extensions {
 
 struct Inner {
     id: u64,
-    queue: async_channel::Sender<Vec<u8>>,
+    queue: async_channel::Sender<Queued>,
     pending: pending::Pending,
+    subs: subscription::Table,
     in_flight: pending::InFlight,
     extensions: Extensions,
     closed: CancellationToken,
@@ -373,19 +412,19 @@ pub struct Connection {
 /// each a whole JSON-RPC message without framing. The transport's driver owns it.
 #[derive(Debug)]
 pub struct Outgoing {
-    queue: async_channel::Receiver<Vec<u8>>,
+    queue: async_channel::Receiver<Queued>,
 }
 
 impl Outgoing {
     /// The next message to write; waits while the queue is empty, `None` once
     /// the connection has ended and the queue is drained.
     pub async fn recv(&self) -> Option<Vec<u8>> {
-        self.queue.recv().await.ok()
+        self.queue.recv().await.ok().map(Queued::into_bytes)
     }
 
     /// The next message if one is queued.
     pub fn try_recv(&self) -> Option<Vec<u8>> {
-        self.queue.try_recv().ok()
+        self.queue.try_recv().ok().map(Queued::into_bytes)
     }
 
     /// Refuses further messages (senders get [`PeerError::Closed`]); those
@@ -413,6 +452,7 @@ impl Connection {
             id: CONNECTIONS.fetch_add(1, Ordering::Relaxed),
             queue: tx,
             pending: pending::Pending::default(),
+            subs: subscription::Table::new(config.subscription_capacity, config.max_subscriptions),
             in_flight: pending::InFlight::default(),
             extensions: Extensions::default(),
             closed: CancellationToken::new(),
@@ -480,7 +520,21 @@ impl Connection {
     /// them. Closing again does nothing.
     pub fn close(&self) {
         self.inner.pending.close();
+        self.inner.subs.close_all();
         self.inner.closed.cancel();
+    }
+
+    /// The subscriptions open on this connection
+    /// ([`RouterBuilder::subscription`](crate::RouterBuilder::subscription));
+    /// 0 once it is closed.
+    pub fn subscriptions(&self) -> usize {
+        self.inner.subs.len()
+    }
+
+    /// Subscriptions closed because the client did not read (their buffer was
+    /// full), since the connection began.
+    pub fn subscriptions_overflowed(&self) -> u64 {
+        self.inner.subs.overflowed()
     }
 
     /// Whether [`Connection::close`] was called.
@@ -498,12 +552,22 @@ impl Connection {
     /// session's responses this way. Accepted after [`Connection::close`] (the
     /// answers of calls still running), refused once the driver dropped
     /// [`Outgoing`].
+    ///
+    /// Drivers write the session's responses this way, and that is what a
+    /// subscription's notifications wait for: the first message queued that
+    /// holds a new subscription's id (its subscribe answer) releases them.
     pub async fn send(&self, message: Vec<u8>) -> Result<(), PeerError> {
-        self.inner
+        let answered = self.inner.subs.answered_in(&message);
+        let sent = self
+            .inner
             .queue
-            .send(message)
+            .send(Queued::plain(message))
             .await
-            .map_err(|_| PeerError::Closed)
+            .map_err(|_| PeerError::Closed);
+        if !answered.is_empty() {
+            subscription::release(self, answered);
+        }
+        sent
     }
 
     /// Delivers a response from the client to the request awaiting it; `false`
@@ -705,10 +769,13 @@ impl Peer {
         params: &P,
     ) -> Result<(), PeerError> {
         let msg = self.notification(method, params_json(params)?.as_deref())?;
-        self.inner.queue.try_send(msg).map_err(|e| match e {
-            async_channel::TrySendError::Full(_) => PeerError::Full,
-            async_channel::TrySendError::Closed(_) => PeerError::Closed,
-        })
+        self.inner
+            .queue
+            .try_send(Queued::plain(msg))
+            .map_err(|e| match e {
+                async_channel::TrySendError::Full(_) => PeerError::Full,
+                async_channel::TrySendError::Closed(_) => PeerError::Closed,
+            })
     }
 
     /// [`Peer::notify`] with params given as JSON text (checked).
@@ -732,7 +799,7 @@ impl Peer {
     async fn enqueue(&self, msg: Vec<u8>) -> Result<(), PeerError> {
         self.inner
             .queue
-            .send(msg)
+            .send(Queued::plain(msg))
             .await
             .map_err(|_| PeerError::Closed)
     }
@@ -791,7 +858,7 @@ impl Peer {
             waiting
                 .inner
                 .queue
-                .send(msg)
+                .send(Queued::plain(msg))
                 .await
                 .map_err(|_| PeerError::Closed)?;
             waiting.await

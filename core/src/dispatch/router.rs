@@ -12,7 +12,7 @@ use super::async_call::{AsyncResult, OwnedCall};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::method_table::MethodTable;
 use super::typed::BorrowedParams;
-use crate::connection::CancelRule;
+use crate::connection::{CancelRule, SubscriptionSink};
 use crate::parse::{ParserConfig, Response};
 
 type CallFn = dyn Fn(&Call<'_>, &mut ResultWriter<'_>) -> Result<(), RpcError> + Send + Sync;
@@ -97,6 +97,9 @@ pub struct RouterBuilder {
     response_sink: Option<Box<ResponseFn>>,
     cancel: Option<CancelRule>,
     title: String,
+    /// Subscription registrations so far (each one's number tells its
+    /// subscriptions apart from the others').
+    subscriptions: usize,
 }
 
 impl RouterBuilder {
@@ -360,6 +363,73 @@ impl RouterBuilder {
         self.push(name, Handler::Notify(Box::new(f)))
     }
 
+    /// Registers a subscription: `subscribe` (a method) answers a fresh
+    /// subscription id and hands `f` the call and a [`SubscriptionSink`] to
+    /// keep and send to; each send reaches the client as a `notification`
+    /// `{"subscription": id, "result": …}`; `unsubscribe` (a method taking
+    /// `[id]`) closes it and answers `true`. Ethereum's names are
+    /// `("eth_subscribe", "eth_unsubscribe", "eth_subscription")`; nothing else
+    /// here is Ethereum's.
+    ///
+    /// `f` runs inline (it must not block): it checks the params (an error it
+    /// returns is the answer, and the subscription is dropped) and typically
+    /// moves the sink into a task or a thread that produces the notifications
+    /// until [`SubscriptionSink::closed`] completes. Ids, the bounded buffer and
+    /// what happens when it is full, closing, order, and the answers without a
+    /// connection that can push (-32601) or for an unknown id (-32000) are in
+    /// [`connection::subscription`](crate::connection::subscription).
+    ///
+    /// ```
+    /// use switchboard::{Router, Session};
+    /// let router = Router::builder()
+    ///     .subscription("eth_subscribe", "eth_unsubscribe", "eth_subscription", |_call, sink| {
+    ///         std::thread::spawn(move || { let _ = sink.send(&1); });
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// // A session attached to no connection cannot push: -32601, as geth over HTTP.
+    /// let mut session = Session::new(router);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"eth_subscribe","params":["newHeads"],"id":1}"#).unwrap();
+    /// assert!(resp.starts_with(br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Notifications not supported""#));
+    /// ```
+    pub fn subscription<F>(
+        mut self,
+        subscribe: &str,
+        unsubscribe: &str,
+        notification: &str,
+        f: F,
+    ) -> Self
+    where
+        F: Fn(&Call<'_>, SubscriptionSink) -> Result<(), RpcError> + Send + Sync + 'static,
+    {
+        let registration = self.subscriptions;
+        self.subscriptions += 1;
+        let notification: Box<str> = notification.into();
+        self.method(subscribe, move |call, out| {
+            if call.is_notification() {
+                // Nobody would learn the id: nothing to subscribe.
+                return Ok(());
+            }
+            let sink = crate::connection::open_subscription(
+                call.connection(),
+                registration,
+                &notification,
+            )?;
+            let id = sink.id().to_owned();
+            f(call, sink)?;
+            out.str(&id)
+        })
+        .method(unsubscribe, move |call, out| {
+            let (id,): (std::borrow::Cow<'_, str>,) = crate::params::parse_or_null(call.params())?;
+            out.bool(crate::connection::unsubscribe(
+                call.connection(),
+                registration,
+                &id,
+            )?)
+        })
+    }
+
     /// Describes a registered method for `rpc.discover`: `params` is a JSON array of
     /// OpenRPC content descriptors, `result` one content descriptor.
     pub fn schema(mut self, name: &str, params: Option<&str>, result: Option<&str>) -> Self {
@@ -536,6 +606,7 @@ impl Router {
             response_sink: None,
             cancel: None,
             title: "switchboard".into(),
+            subscriptions: 0,
         }
     }
 
