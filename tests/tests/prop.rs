@@ -1042,7 +1042,12 @@ proptest! {
 /// Inputs the property tests found, kept as a table.
 #[test]
 fn typed_floats_are_correctly_rounded() {
-    for text in ["23567334821103664.31e-42", "2.2250738585072011e-308", "0.1", "1e23"] {
+    for text in [
+        "23567334821103664.31e-42",
+        "2.2250738585072011e-308",
+        "0.1",
+        "1e23",
+    ] {
         let want: f64 = text.parse().unwrap();
         let raw = switchboard::RawValue::from_validated(text.as_bytes()).expect("not empty");
         let got: f64 = raw.parse().unwrap();
