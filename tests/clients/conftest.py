@@ -1,9 +1,11 @@
-"""Shared fixtures for the real-client suites (MCP SDK, pygls, websockets).
+"""Shared fixtures for the real-client suites (MCP SDK, pygls, websockets, web3.py).
 
 The binaries under test come from MCP_SERVER / LSP_SERVER / SWITCHBOARD_BIN
 (run.sh sets them).
 """
 import os
+import re
+import subprocess
 
 import pytest
 
@@ -36,3 +38,32 @@ def lsp_server() -> str:
 @pytest.fixture
 def switchboard_bin() -> str:
     return _binary("SWITCHBOARD_BIN")
+
+
+@pytest.fixture
+def switchboard_serve(switchboard_bin):
+    """Starts `switchboard serve --listen 127.0.0.1:0 ARGS...` and returns its
+    `http://HOST:PORT/` (read from its first line); stopped after the test."""
+    procs = []
+
+    def start(*args: str) -> str:
+        proc = subprocess.Popen(
+            [switchboard_bin, "serve", "--listen", "127.0.0.1:0", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        procs.append(proc)
+        line = proc.stdout.readline()
+        m = re.match(r"switchboard listening on (http://[^/]+/)", line)
+        assert m, f"unexpected first line {line!r}"
+        return m.group(1)
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -7,8 +7,6 @@ HTTP cannot push, so `eth_subscribe` there is answered as geth answers it
 (-32601 "Notifications not supported"). The binary comes from SWITCHBOARD_BIN.
 """
 import json
-import re
-import subprocess
 import time
 import urllib.request
 
@@ -20,25 +18,8 @@ HEADS_INTERVAL = "0.05"
 
 
 @pytest.fixture
-def server_url(switchboard_bin):
-    proc = subprocess.Popen(
-        [switchboard_bin, "serve", "--listen", "127.0.0.1:0", "--heads-interval", HEADS_INTERVAL],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline()
-        m = re.search(r"http://[0-9.]+:[0-9]+/", line)
-        assert m, f"no listening address in {line!r}"
-        yield m.group(0)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+def server_url(switchboard_serve):
+    return switchboard_serve("--heads-interval", HEADS_INTERVAL)
 
 
 def test_is_connected(server_url):

@@ -1,10 +1,10 @@
 """The `websockets` package (PyPI) against `switchboard serve` over WebSocket:
-calls, a batch, a notification (no answer) and invalid JSON (-32700), on the
-same listener and endpoint as HTTP."""
+calls, a batch, a notification (no answer), invalid JSON (-32700), and
+`eth_subscribe` `newHeads` until `eth_unsubscribe`, on the same listener and
+endpoint as HTTP."""
 import asyncio
 import json
 import re
-import subprocess
 
 import pytest
 import websockets
@@ -13,21 +13,8 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def server(switchboard_bin):
-    proc = subprocess.Popen(
-        [switchboard_bin, "serve", "--listen", "127.0.0.1:0", "--threads", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline()
-        m = re.match(r"switchboard listening on http://([^/]+)/", line)
-        assert m, f"unexpected first line {line!r}"
-        yield f"ws://{m.group(1)}/"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+def server(switchboard_serve):
+    return switchboard_serve("--threads", "1").replace("http://", "ws://")
 
 
 async def call(ws, msg):
@@ -82,21 +69,9 @@ async def test_invalid_json(server):
 
 
 @pytest.fixture
-def chain_server(switchboard_bin):
-    proc = subprocess.Popen(
-        [switchboard_bin, "serve", "--listen", "127.0.0.1:0", "--heads-interval", "0.05"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline()
-        m = re.match(r"switchboard listening on http://([^/]+)/", line)
-        assert m, f"unexpected first line {line!r}"
-        yield f"ws://{m.group(1)}/"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+def chain_server(switchboard_serve):
+    # A block every 50 ms: several notifications within the test.
+    return switchboard_serve("--heads-interval", "0.05").replace("http://", "ws://")
 
 
 async def test_eth_subscribe_new_heads_then_unsubscribe(chain_server):
