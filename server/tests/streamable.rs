@@ -78,6 +78,11 @@ fn request(method: &str, session: Option<&str>, body: &str) -> Request<Full<Byte
     b.body(Full::new(Bytes::from(body.to_owned()))).unwrap()
 }
 
+/// A POST of `body` in the session `sid`.
+async fn post(svc: &Streamable, sid: &str, body: &str) -> Response<StreamBody> {
+    svc.respond(request("POST", Some(sid), body)).await
+}
+
 async fn body_text(r: Response<StreamBody>) -> String {
     let bytes = r.into_body().collect().await.unwrap().to_bytes();
     String::from_utf8(bytes.to_vec()).unwrap()
@@ -138,24 +143,12 @@ async fn sessions_start_at_initialize_and_end_at_delete() {
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     let sid = initialize(&svc).await;
     assert_eq!(svc.sessions(), 1);
-    let r = svc
-        .respond(request(
-            "POST",
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
-        ))
-        .await;
+    let r = post(&svc, &sid, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).await;
     assert_eq!(
         body_text(r).await,
         r#"{"jsonrpc":"2.0","result":{},"id":2}"#
     );
-    let r = svc
-        .respond(request(
-            "POST",
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","method":"ping"}"#,
-        ))
-        .await;
+    let r = post(&svc, &sid, r#"{"jsonrpc":"2.0","method":"ping"}"#).await;
     assert_eq!(r.status(), StatusCode::ACCEPTED);
     assert_eq!(body_text(r).await, "");
     let r = svc.respond(request("POST", Some(&sid), "[1,")).await;
@@ -163,13 +156,7 @@ async fn sessions_start_at_initialize_and_end_at_delete() {
     let r = svc.respond(request("DELETE", Some(&sid), "")).await;
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
     assert_eq!(svc.sessions(), 0);
-    let r = svc
-        .respond(request(
-            "POST",
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
-        ))
-        .await;
+    let r = post(&svc, &sid, r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#).await;
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
 }
 
@@ -177,21 +164,13 @@ async fn sessions_start_at_initialize_and_end_at_delete() {
 async fn a_request_to_the_client_streams_and_its_answer_comes_by_post() {
     let (svc, _) = service(StreamableConfig::default());
     let sid = initialize(&svc).await;
-    let r = svc
-        .respond(request(
-            "POST",
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","id":"a","method":"ask"}"#,
-        ))
-        .await;
+    let r = post(&svc, &sid, r#"{"jsonrpc":"2.0","id":"a","method":"ask"}"#).await;
     assert_eq!(r.headers()["content-type"], "text/event-stream");
     let mut body = r.into_body();
     let asked: serde_json::Value = serde_json::from_str(&next_event(&mut body).await).unwrap();
     assert_eq!(asked["method"], "sampling/createMessage");
     let answer = serde_json::json!({"jsonrpc":"2.0","id":asked["id"],"result":{"text":"42"}});
-    let r = svc
-        .respond(request("POST", Some(&sid), &answer.to_string()))
-        .await;
+    let r = post(&svc, &sid, &answer.to_string()).await;
     assert_eq!(r.status(), StatusCode::ACCEPTED);
     assert_eq!(
         next_event(&mut body).await,
@@ -207,13 +186,7 @@ async fn a_request_to_the_client_streams_and_its_answer_comes_by_post() {
 async fn a_client_that_drops_its_stream_drops_the_call() {
     let (svc, dropped) = service(StreamableConfig::default());
     let sid = initialize(&svc).await;
-    let r = svc
-        .respond(request(
-            "POST",
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","id":7,"method":"hang"}"#,
-        ))
-        .await;
+    let r = post(&svc, &sid, r#"{"jsonrpc":"2.0","id":7,"method":"hang"}"#).await;
     let mut body = r.into_body();
     assert!(
         next_event(&mut body)
@@ -228,13 +201,7 @@ async fn a_client_that_drops_its_stream_drops_the_call() {
     })
     .await;
     // The session lives on.
-    let r = svc
-        .respond(request(
-            "POST",
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#,
-        ))
-        .await;
+    let r = post(&svc, &sid, r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#).await;
     assert_eq!(
         body_text(r).await,
         r#"{"jsonrpc":"2.0","result":{},"id":8}"#
@@ -245,13 +212,7 @@ async fn a_client_that_drops_its_stream_drops_the_call() {
 async fn ending_a_session_fails_what_its_calls_await() {
     let (svc, dropped) = service(StreamableConfig::default());
     let sid = initialize(&svc).await;
-    let r = svc
-        .respond(request(
-            "POST",
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","id":7,"method":"hang"}"#,
-        ))
-        .await;
+    let r = post(&svc, &sid, r#"{"jsonrpc":"2.0","id":7,"method":"hang"}"#).await;
     let mut body = r.into_body();
     next_event(&mut body).await;
     let r = svc.respond(request("DELETE", Some(&sid), "")).await;
@@ -280,13 +241,7 @@ async fn idle_sessions_expire_and_the_cap_holds() {
     let r = svc.respond(request("POST", None, INIT)).await;
     assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
     until("the idle session expired", || svc.sessions() == 0).await;
-    let r = svc
-        .respond(request(
-            "POST",
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
-        ))
-        .await;
+    let r = post(&svc, &sid, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).await;
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     initialize(&svc).await;
 }
@@ -308,13 +263,7 @@ async fn get_opens_a_stream_for_what_no_post_carries() {
     let mut stream = r.into_body();
     // A sync call that notifies: answered as JSON at once (no POST stream),
     // its notification carried by the GET stream.
-    let r = svc
-        .respond(request(
-            "POST",
-            Some(&sid),
-            r#"{"jsonrpc":"2.0","id":9,"method":"poke"}"#,
-        ))
-        .await;
+    let r = post(&svc, &sid, r#"{"jsonrpc":"2.0","id":9,"method":"poke"}"#).await;
     assert_eq!(r.headers()["content-type"], "application/json");
     assert_eq!(
         body_text(r).await,
