@@ -43,6 +43,7 @@
 //! ```
 
 use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
 use std::convert::Infallible;
 use std::pin::{Pin, pin};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -810,26 +811,17 @@ async fn sweep(shared: Weak<Shared>) {
     }
 }
 
-/// 128 random bits as 32 hex digits (visible ASCII, as MCP asks), from the
-/// operating system's generator through std's `RandomState` keys mixed with
-/// a counter and the time.
+/// 32 hex digits (visible ASCII, as MCP asks): two hashes of a counter under
+/// keys std draws from the operating system once (the subscription ids' way,
+/// `switchboard::connection::subscription`).
 fn new_session_id() -> String {
-    use std::hash::{BuildHasher, Hasher};
+    use std::hash::BuildHasher;
+    use std::sync::OnceLock;
+    static KEYS: OnceLock<(RandomState, RandomState)> = OnceLock::new();
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let (a, b) = KEYS.get_or_init(|| (RandomState::new(), RandomState::new()));
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let mut out = String::with_capacity(32);
-    for half in 0..2u8 {
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_usize(n);
-        h.write_u8(half);
-        h.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        );
-        out.push_str(&format!("{:016x}", h.finish()));
-    }
-    out
+    format!("{:016x}{:016x}", a.hash_one(n), b.hash_one(n))
 }
 
 /// Serves `service` on `listener` (HTTP/1.1) until `shutdown` completes, then
