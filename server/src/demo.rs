@@ -206,3 +206,58 @@ pub fn router() -> Arc<Router> {
         .build()
         .expect("the demo registrations are valid")
 }
+
+/// The most notifications one `countdown` sends.
+pub const COUNTDOWN_MAX: u64 = 100;
+
+/// Registers `countdown` on `builder`: a method that talks back. `countdown [n]`
+/// (or `{"n": n}`, `0 ≤ n ≤ 100`) sends the client `n` notifications
+/// `countdown {"left": k}` for `k` from `n - 1` down to 0, `step` apart, then
+/// answers `n`. Over a transport that can push (stdio, a Unix socket,
+/// WebSocket, a Streamable HTTP POST: its notifications then come as
+/// server-sent events before the answer); elsewhere (a plain HTTP POST) it
+/// answers -32601 `Notifications not supported`, as a subscribe does.
+///
+/// ```
+/// use std::time::Duration;
+/// use switchboard::connection::{Connection, ConnectionConfig, block_on};
+/// use switchboard::{Router, Session};
+///
+/// let router = switchboard_server::demo::register_countdown(Router::builder(), Duration::ZERO)
+///     .build()
+///     .unwrap();
+/// let (conn, outgoing) = Connection::new(&ConnectionConfig::new());
+/// let mut session = Session::new(router);
+/// session.attach(conn);
+/// let h = session.handle_concurrent(br#"{"jsonrpc":"2.0","method":"countdown","params":[2],"id":1}"#);
+/// let answer = block_on(h.calls.unwrap());
+/// assert_eq!(answer.unwrap(), br#"{"jsonrpc":"2.0","result":2,"id":1}"#);
+/// let first = outgoing.try_recv().unwrap();
+/// assert_eq!(first, br#"{"jsonrpc":"2.0","method":"countdown","params":{"left":1}}"#);
+/// ```
+pub fn register_countdown(builder: RouterBuilder, step: std::time::Duration) -> RouterBuilder {
+    builder.method_async("countdown", move |call: switchboard::OwnedCall| async move {
+        let n = call
+            .params()
+            .and_then(|p| p.index(0).or_else(|| p.get("n")))
+            .and_then(|v| v.as_u64())
+            .filter(|&n| n <= COUNTDOWN_MAX)
+            .ok_or_else(|| {
+                invalid(r#"{"field":"params","reason":"expected [n] or {\"n\": n}, an integer from 0 to 100"}"#)
+            })?;
+        let Some(conn) = call.connection().filter(|c| c.can_push()) else {
+            return Err(RpcError::new(-32601, "Notifications not supported"));
+        };
+        let peer = conn.peer();
+        for left in (0..n).rev() {
+            if !step.is_zero() {
+                tokio::time::sleep(step).await;
+            }
+            let note = format!(r#"{{"left":{left}}}"#);
+            if peer.notify_raw("countdown", Some(note.as_bytes())).await.is_err() {
+                break; // the client went: nothing to answer
+            }
+        }
+        Ok(n)
+    })
+}

@@ -13,7 +13,8 @@
 //!
 //! Checks run in that order: credentials first, so an unauthenticated client learns
 //! nothing else about the endpoint. Every path is accepted (mount the service where
-//! you want it).
+//! you want it), but the path of a Streamable HTTP endpoint mounted with
+//! [`Switchboard::streamable`], which answers as [`crate::streamable`] says.
 //!
 //! [`Switchboard`] is the service: a [`tower_service::Service`] (the trait `tower`
 //! re-exports) and a [`hyper::service::Service`], so a Rust application can mount it
@@ -42,17 +43,63 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
-use http_body_util::{BodyExt, Full};
+use http_body::{Frame, SizeHint};
+use http_body_util::BodyExt;
 use hyper::body::Body;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use switchboard::connection::Connection;
 use switchboard::{Router, Session};
 
+use crate::streamable::Streamable;
 use crate::ws::WsConfig;
 
-/// The response body type.
-pub type ResponseBody = Full<Bytes>;
+/// The body of every answer of this crate's HTTP services: whole (JSON-RPC
+/// answers and errors, ready at the first poll, with their exact length), or a
+/// stream of server-sent events ([`crate::streamable`]) that ends when its
+/// sender goes.
+pub enum ResponseBody {
+    /// A whole body; `None` is the empty one.
+    Full(Option<Bytes>),
+    /// Events as they come.
+    Events(tokio::sync::mpsc::Receiver<Bytes>),
+}
+
+impl std::fmt::Debug for ResponseBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResponseBody::Full(b) => f.debug_tuple("Full").field(b).finish(),
+            ResponseBody::Events(_) => f.write_str("Events"),
+        }
+    }
+}
+
+impl Body for ResponseBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut() {
+            ResponseBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            ResponseBody::Events(rx) => rx.poll_recv(cx).map(|m| m.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self, ResponseBody::Full(None))
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            ResponseBody::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
+            ResponseBody::Full(None) => SizeHint::with_exact(0),
+            ResponseBody::Events(_) => SizeHint::default(),
+        }
+    }
+}
 
 /// What a connection's state holds between calls: the session and the buffer that
 /// collects a body arriving in several pieces.
@@ -70,6 +117,7 @@ struct Shared {
     token: Option<Box<[u8]>>,
     body_timeout: Duration,
     ws: Option<WsConfig>,
+    streamable: Option<Streamable>,
 }
 
 /// Where a connection served by [`serve_with`] keeps the socket its request
@@ -128,6 +176,7 @@ impl Switchboard {
                 token: None,
                 body_timeout: Self::DEFAULT_BODY_READ_TIMEOUT,
                 ws: Some(WsConfig::default()),
+                streamable: None,
             }),
             pool: Arc::default(),
             conn: None,
@@ -144,6 +193,7 @@ impl Switchboard {
                 token: s.token.clone(),
                 body_timeout: s.body_timeout,
                 ws: s.ws,
+                streamable: s.streamable.clone(),
             });
         }
         Arc::get_mut(&mut self.shared).expect("just made unique")
@@ -174,6 +224,27 @@ impl Switchboard {
     #[must_use]
     pub fn websocket(mut self, config: Option<WsConfig>) -> Self {
         self.shared_mut().ws = config;
+        self
+    }
+
+    /// MCP's Streamable HTTP transport on the same listener: requests whose
+    /// path is `endpoint`'s ([`StreamableConfig::path`](crate::streamable::StreamableConfig::path))
+    /// go to it (sessions, server-sent events: [`crate::streamable`]), after
+    /// this service's bearer token check; every other path stays plain
+    /// JSON-RPC. `None` (the default) mounts nothing. [`serve_with`] ends the
+    /// endpoint's sessions when it shuts down.
+    ///
+    /// ```
+    /// use switchboard_server::http::Switchboard;
+    /// use switchboard_server::streamable::{Streamable, StreamableConfig};
+    /// let router = switchboard_server::demo::router();
+    /// let mcp = Streamable::new(router.clone(), StreamableConfig::default());
+    /// let service = Switchboard::new(router).streamable(Some(mcp)); // `/mcp`, and JSON-RPC elsewhere
+    /// # drop(service);
+    /// ```
+    #[must_use]
+    pub fn streamable(mut self, endpoint: Option<Streamable>) -> Self {
+        self.shared_mut().streamable = endpoint;
         self
     }
 
@@ -238,7 +309,7 @@ impl Switchboard {
             }
         }
         let (parts, _) = response.into_parts();
-        Response::from_parts(parts, Full::new(Bytes::new()))
+        Response::from_parts(parts, ResponseBody::Full(None))
     }
 
     /// The connection context of a per-connection service.
@@ -272,7 +343,8 @@ impl Switchboard {
     /// Answers one HTTP request (the whole mapping of the [module docs](self)).
     pub async fn respond<B>(&self, req: Request<B>) -> Response<ResponseBody>
     where
-        B: Body,
+        B: Body + Send,
+        B::Data: Send,
     {
         let sh = &*self.shared;
         if let Some(token) = &sh.token
@@ -282,6 +354,11 @@ impl Switchboard {
             r.headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return r;
+        }
+        if let Some(endpoint) = &sh.streamable
+            && req.uri().path() == endpoint.path()
+        {
+            return endpoint.respond(req).await;
         }
         if let Some(ws) = sh.ws
             && req.method() == Method::GET
@@ -329,7 +406,7 @@ impl Switchboard {
                 } else {
                     Bytes::copy_from_slice(out) // a large one does not pin its memory
                 };
-                let mut r = Response::new(Full::new(bytes));
+                let mut r = Response::new(ResponseBody::Full(Some(bytes)));
                 r.headers_mut().insert(
                     header::CONTENT_TYPE,
                     HeaderValue::from_static("application/json"),
@@ -337,7 +414,7 @@ impl Switchboard {
                 r
             }
             None => {
-                let mut r = Response::new(Full::new(Bytes::new()));
+                let mut r = Response::new(ResponseBody::Full(None));
                 *r.status_mut() = StatusCode::NO_CONTENT;
                 r
             }
@@ -444,7 +521,9 @@ pub(crate) async fn read_body<B: Body>(
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
-    let mut r = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
+    let mut r = Response::new(ResponseBody::Full(Some(Bytes::from_static(
+        text.as_bytes(),
+    ))));
     *r.status_mut() = status;
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -668,6 +747,9 @@ where
         max - slots.available_permits()
     ));
     stop.send_replace(true);
+    if let Some(endpoint) = &service.shared.streamable {
+        endpoint.end_all(); // its event streams would hold their connections open
+    }
     let all = u32::try_from(max).expect("clamped to u32");
     if tokio::time::timeout(config.shutdown_grace, slots.acquire_many(all))
         .await

@@ -35,9 +35,15 @@ Usage:
       --ws-idle-timeout SECS     close a silent WebSocket (1000) [default: 90]
       --ws-max-frame-bytes N     larger frames close 1009 (messages over
                                  --max-message-bytes too) [default: 16777216]
+      --stream-path PATH         MCP's Streamable HTTP (server-sent events) at PATH
+                                 on the same listener: sessions start with
+                                 `initialize`, other POSTs are stateless (a handler's
+                                 notifications stream before its answer); `off`
+                                 turns it off [default: /mcp]
       --heads-interval SECS      the demo chain's block time: eth_blockNumber and
                                  eth_subscribe newHeads (on connections that can
-                                 push: --stdio, --unix, WebSocket) [default: 1]
+                                 push: --stdio, --unix, WebSocket, --stream-path)
+                                 [default: 1]
   switchboard call [OPTIONS] URL METHOD [PARAMS]
                                call METHOD at URL (http:// or ws://) with PARAMS (a JSON
                                array or object); prints the result on one line. Exit 1

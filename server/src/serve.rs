@@ -10,6 +10,7 @@ use switchboard::{ParserConfig, Router};
 use switchboard_server::duplex::{Duplex, DuplexConfig};
 use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
 use switchboard_server::stdio::Framing;
+use switchboard_server::streamable::{Streamable, StreamableConfig};
 use switchboard_server::ws::WsConfig;
 use switchboard_server::{chain, demo, log};
 
@@ -26,6 +27,8 @@ struct Options {
     max_connections: usize,
     ws: WsConfig,
     heads_interval: Duration,
+    /// Where Streamable HTTP is mounted (`None`: nowhere).
+    stream_path: Option<String>,
 }
 
 fn parse(args: &[&str]) -> Result<Options, String> {
@@ -44,6 +47,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         max_connections: ServeConfig::default().max_connections,
         ws: WsConfig::default(),
         heads_interval: Duration::from_secs(1),
+        stream_path: Some(StreamableConfig::default().path),
     };
     let mut framing_given = false;
     let mut it = args.iter().copied();
@@ -72,6 +76,14 @@ fn parse(args: &[&str]) -> Result<Options, String> {
                 framing_given = true;
             }
             "--listen" => o.listen = value("an address")?,
+            "--stream-path" => {
+                let p = value("a path, or off")?;
+                o.stream_path = match p.as_str() {
+                    "off" => None,
+                    p if p.starts_with('/') => Some(p.into()),
+                    _ => return Err("--stream-path takes a path starting with / (or off)".into()),
+                };
+            }
             "--token" => o.token = Some(value("a token")?).filter(|t| !t.is_empty()),
             "--max-message-bytes" => {
                 let n = number(name, &value("a number")?)?;
@@ -124,6 +136,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
 fn router(o: &Options) -> Arc<Router> {
     let chain = Arc::new(chain::Chain::new(o.heads_interval));
     let demo = demo::register(Router::builder(), Arc::new(demo::Counters::default()));
+    let demo = demo::register_countdown(demo, Duration::from_millis(100));
     chain::register(demo, chain)
         .config(o.config)
         .build()
@@ -296,9 +309,20 @@ fn http(o: Options) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let mut service = Switchboard::new(router(&o))
+        let router = router(&o);
+        let stream = o.stream_path.as_ref().map(|path| {
+            let config = StreamableConfig {
+                path: path.clone(),
+                body_read_timeout: o.body_timeout,
+                stateless: true,
+                ..StreamableConfig::default()
+            };
+            Streamable::new(router.clone(), config)
+        });
+        let mut service = Switchboard::new(router)
             .body_read_timeout(o.body_timeout)
-            .websocket(Some(o.ws));
+            .websocket(Some(o.ws))
+            .streamable(stream);
         if let Some(t) = &o.token {
             service = service.bearer_token(t);
         }
@@ -313,6 +337,9 @@ fn http(o: Options) -> ExitCode {
             "try: curl -s{auth} -H 'Content-Type: application/json' -d '{{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}}' http://{addr}/"
         );
         println!("websocket: ws://{addr}/ (the same endpoint)");
+        if let Some(p) = &o.stream_path {
+            println!("streamable http (server-sent events): http://{addr}{p}");
+        }
         log::info(format_args!(
             "http on {addr}: {threads} thread(s), max_message_bytes {}, max_batch_len {}, token {}, demo methods",
             o.config.get_max_message_bytes(),

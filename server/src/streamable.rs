@@ -48,19 +48,19 @@ use std::convert::Infallible;
 use std::pin::{Pin, pin};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body::{Body, Frame, SizeHint};
+use http_body::Body;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use switchboard::connection::{Connection, ConnectionConfig, Outgoing};
 use switchboard::{Router, Session};
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, mpsc, oneshot};
 
+use crate::http::ResponseBody;
 use crate::log;
 
 /// The header that names a session.
@@ -84,6 +84,13 @@ pub struct StreamableConfig {
     /// A comment line sent on an idle stream this often, so proxies keep it
     /// (default 15 s).
     pub keep_alive: Duration,
+    /// What a POST without `Mcp-Session-Id` that is not `initialize` gets:
+    /// `false` (MCP's rule, the default), 400; `true`, it is served by a
+    /// connection of its own that ends with the POST (a stateless call, as
+    /// A2A's streaming methods are): its handlers' notifications stream before
+    /// the answer, and their requests to the client fail at once
+    /// ([`Connection::notify_only`]), as the client has no session to answer on.
+    pub stateless: bool,
 }
 
 impl Default for StreamableConfig {
@@ -96,6 +103,7 @@ impl Default for StreamableConfig {
             token: None,
             connection: ConnectionConfig::new(),
             keep_alive: Duration::from_secs(15),
+            stateless: false,
         }
     }
 }
@@ -138,9 +146,13 @@ struct McpSession {
     routes: Mutex<Routes>,
     /// A route opened (the pump may go on).
     opened: Notify,
+    /// Asks the pump to route every message queued so far, then answer.
+    flush: mpsc::UnboundedSender<oneshot::Sender<()>>,
     /// Requests in flight and streams open: the session is not idle.
     busy: AtomicUsize,
     last_used: Mutex<Instant>,
+    /// A stateless POST's: it ends when that POST is done.
+    ephemeral: bool,
 }
 
 /// The open streams of a session, the newest POST first in line.
@@ -177,7 +189,9 @@ impl Busy {
 impl Drop for Busy {
     fn drop(&mut self) {
         *self.0.last_used.lock().expect("not poisoned") = Instant::now();
-        self.0.busy.fetch_sub(1, Ordering::AcqRel);
+        if self.0.busy.fetch_sub(1, Ordering::AcqRel) == 1 && self.0.ephemeral {
+            self.0.end();
+        }
     }
 }
 
@@ -212,8 +226,14 @@ impl McpSession {
     }
 }
 
-/// Moves the session's messages to its open streams (see the module docs).
-async fn pump(s: Weak<McpSession>, outgoing: Outgoing) {
+/// Moves the session's messages to its open streams (see the module docs),
+/// and answers flushes ([`settle`]) once it has routed all that was queued
+/// before them.
+async fn pump(
+    s: Weak<McpSession>,
+    outgoing: Outgoing,
+    mut flushes: mpsc::UnboundedReceiver<oneshot::Sender<()>>,
+) {
     let closed = match s.upgrade() {
         Some(s) => s.conn.closed(),
         None => return,
@@ -223,39 +243,92 @@ async fn pump(s: Weak<McpSession>, outgoing: Outgoing) {
         let msg = tokio::select! {
             biased;
             () = &mut closed => return,
+            Some(done) = flushes.recv() => {
+                // Here no message is in hand: all sent before the flush
+                // was asked for is in the queue.
+                while let Some(m) = outgoing.try_recv() {
+                    if !route(&s, closed.as_mut(), Bytes::from(m)).await {
+                        return;
+                    }
+                }
+                let _ = done.send(());
+                continue;
+            }
             m = outgoing.recv() => match m {
                 Some(m) => Bytes::from(m),
                 None => return,
             },
         };
-        let mut msg = Some(msg);
-        while let Some(m) = msg.take() {
-            let Some(session) = s.upgrade() else { return };
-            let route = session.routes.lock().expect("not poisoned").pick();
-            match route {
-                Some((key, tx)) => {
-                    drop(session);
-                    if let Err(mpsc::error::SendError(m)) = tx.send(m).await {
-                        // That stream has ended: the next one takes it.
-                        if let Some(session) = s.upgrade() {
-                            session.close_route(key);
-                        }
-                        msg = Some(m);
-                    }
-                }
-                None => {
-                    // (Ending the session closes its connection: no wait
-                    // outlives it.)
-                    tokio::select! {
-                        biased;
-                        () = &mut closed => return,
-                        () = session.opened.notified() => {}
+        if !route(&s, closed.as_mut(), msg).await {
+            return;
+        }
+    }
+}
+
+/// Hands `msg` to the stream that should carry it, waiting for one to open
+/// if none is; `false` when the session is gone.
+async fn route(
+    s: &Weak<McpSession>,
+    mut closed: Pin<&mut switchboard::connection::Cancelled>,
+    msg: Bytes,
+) -> bool {
+    let mut msg = Some(msg);
+    while let Some(m) = msg.take() {
+        let Some(session) = s.upgrade() else {
+            return false;
+        };
+        let route = session.routes.lock().expect("not poisoned").pick();
+        match route {
+            Some((key, tx)) => {
+                drop(session);
+                if let Err(mpsc::error::SendError(m)) = tx.send(m).await {
+                    // That stream has ended: the next one takes it.
+                    if let Some(session) = s.upgrade() {
+                        session.close_route(key);
                     }
                     msg = Some(m);
                 }
             }
+            None => {
+                // (Ending the session closes its connection: no wait
+                // outlives it.)
+                tokio::select! {
+                    biased;
+                    () = &mut closed => return false,
+                    () = session.opened.notified() => {}
+                }
+                msg = Some(m);
+            }
         }
     }
+    true
+}
+
+/// Closes a POST stream's route once its calls are done, after the pump has
+/// routed every message they sent (so none of them comes after the answer);
+/// what was routed to it, in order.
+async fn settle(s: &McpSession, key: u64, rx: &mut mpsc::Receiver<Bytes>) -> Vec<Bytes> {
+    let mut got = Vec::new();
+    let (done, mut flushed) = oneshot::channel();
+    if s.flush.send(done).is_ok() {
+        // Read on while waiting: the pump may be routing to this stream.
+        loop {
+            tokio::select! {
+                biased;
+                _ = &mut flushed => break, // done, or the pump is gone
+                m = rx.recv() => match m {
+                    Some(m) => got.push(m),
+                    None => break,
+                },
+            }
+        }
+    }
+    s.close_route(key);
+    rx.close();
+    while let Some(m) = rx.recv().await {
+        got.push(m);
+    }
+    got
 }
 
 /// Drives the session's request timeouts.
@@ -264,50 +337,6 @@ async fn timer(s: Weak<McpSession>) {
         return;
     };
     crate::duplex::timer(&conn).await;
-}
-
-/// An answer's body: whole, or a stream of server-sent events.
-pub enum StreamBody {
-    /// A whole body (maybe empty).
-    Full(Option<Bytes>),
-    /// Events as they come; the stream ends when the sender goes.
-    Events(mpsc::Receiver<Bytes>),
-}
-
-impl std::fmt::Debug for StreamBody {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StreamBody::Full(b) => f.debug_tuple("Full").field(b).finish(),
-            StreamBody::Events(_) => f.write_str("Events"),
-        }
-    }
-}
-
-impl Body for StreamBody {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.get_mut() {
-            StreamBody::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
-            StreamBody::Events(rx) => rx.poll_recv(cx).map(|m| m.map(|b| Ok(Frame::data(b)))),
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        matches!(self, StreamBody::Full(None))
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        match self {
-            StreamBody::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
-            StreamBody::Full(None) => SizeHint::with_exact(0),
-            StreamBody::Events(_) => SizeHint::default(),
-        }
-    }
 }
 
 /// One server-sent event carrying `message` (its lines as `data:` lines: a
@@ -325,7 +354,7 @@ pub fn sse_event(message: &[u8]) -> Bytes {
     Bytes::from(e)
 }
 
-type Answer = Response<StreamBody>;
+type Answer = Response<ResponseBody>;
 
 /// A request named a session that does not exist (any more).
 struct Unknown;
@@ -335,7 +364,9 @@ fn unknown() -> Answer {
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Answer {
-    let mut r = Response::new(StreamBody::Full(Some(Bytes::from_static(text.as_bytes()))));
+    let mut r = Response::new(ResponseBody::Full(Some(Bytes::from_static(
+        text.as_bytes(),
+    ))));
     *r.status_mut() = status;
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -345,7 +376,7 @@ fn plain(status: StatusCode, text: &'static str) -> Answer {
 }
 
 fn json(bytes: Vec<u8>) -> Answer {
-    let mut r = Response::new(StreamBody::Full(Some(Bytes::from(bytes))));
+    let mut r = Response::new(ResponseBody::Full(Some(Bytes::from(bytes))));
     r.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -354,7 +385,7 @@ fn json(bytes: Vec<u8>) -> Answer {
 }
 
 fn events(rx: mpsc::Receiver<Bytes>) -> Answer {
-    let mut r = Response::new(StreamBody::Events(rx));
+    let mut r = Response::new(ResponseBody::Events(rx));
     let h = r.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
@@ -438,6 +469,11 @@ impl Streamable {
         }
     }
 
+    /// The endpoint's path ([`StreamableConfig::path`]).
+    pub fn path(&self) -> &str {
+        &self.shared.config.path
+    }
+
     /// Sessions open now.
     pub fn sessions(&self) -> usize {
         self.shared.sessions.lock().expect("not poisoned").len()
@@ -470,40 +506,56 @@ impl Streamable {
         }
     }
 
+    /// A new session, in the table (`None`: the table is full).
     fn create(&self) -> Option<Arc<McpSession>> {
         let sh = &self.shared;
         let mut sessions = sh.sessions.lock().expect("not poisoned");
         if sessions.len() >= sh.config.max_sessions {
             return None;
         }
-        let (conn, outgoing) = Connection::new(&sh.config.connection);
-        let mut session = Session::new(Arc::clone(&sh.router));
-        session.attach(conn.clone());
         let id: Arc<str> = loop {
             let id: Arc<str> = new_session_id().into();
             if !sessions.contains_key(&id) {
                 break id;
             }
         };
-        let s = Arc::new(McpSession {
-            id: Arc::clone(&id),
-            conn,
-            session: Mutex::new(session),
-            routes: Mutex::new(Routes::default()),
-            opened: Notify::new(),
-            busy: AtomicUsize::new(0),
-            last_used: Mutex::new(Instant::now()),
-        });
-        sessions.insert(id, Arc::clone(&s));
+        let s = self.start(id, false);
+        sessions.insert(Arc::clone(&s.id), Arc::clone(&s));
         drop(sessions);
-        tokio::spawn(pump(Arc::downgrade(&s), outgoing));
-        tokio::spawn(timer(Arc::downgrade(&s)));
         let weak = Arc::downgrade(&self.shared);
         sh.sweeper.call_once(|| {
             tokio::spawn(sweep(weak));
         });
         log::debug(format_args!("mcp session {} opened", s.id));
         Some(s)
+    }
+
+    /// A session and its tasks; an `ephemeral` one (a stateless POST's) is
+    /// in no table, and its peer cannot send requests.
+    fn start(&self, id: Arc<str>, ephemeral: bool) -> Arc<McpSession> {
+        let sh = &self.shared;
+        let (conn, outgoing) = if ephemeral {
+            Connection::notify_only(&sh.config.connection)
+        } else {
+            Connection::new(&sh.config.connection)
+        };
+        let mut session = Session::new(Arc::clone(&sh.router));
+        session.attach(conn.clone());
+        let (flush, flushes) = mpsc::unbounded_channel();
+        let s = Arc::new(McpSession {
+            id,
+            conn,
+            session: Mutex::new(session),
+            routes: Mutex::new(Routes::default()),
+            opened: Notify::new(),
+            flush,
+            busy: AtomicUsize::new(0),
+            last_used: Mutex::new(Instant::now()),
+            ephemeral,
+        });
+        tokio::spawn(pump(Arc::downgrade(&s), outgoing, flushes));
+        tokio::spawn(timer(Arc::downgrade(&s)));
+        s
     }
 
     fn remove(&self, id: &str) {
@@ -546,7 +598,7 @@ impl Streamable {
             Method::DELETE => match self.session(req.headers()) {
                 Ok(Some(s)) => {
                     self.remove(&s.id);
-                    let mut r = Response::new(StreamBody::Full(None));
+                    let mut r = Response::new(ResponseBody::Full(None));
                     *r.status_mut() = StatusCode::NO_CONTENT;
                     r
                 }
@@ -638,13 +690,13 @@ impl Streamable {
         let found = self.session(req.headers());
         let limit = sh.router.config().get_max_message_bytes();
         if req.body().size_hint().lower() > limit as u64 {
-            return refit(crate::http::too_large());
+            return crate::http::too_large();
         }
         let deadline = tokio::time::Instant::now() + sh.config.body_read_timeout;
         let mut buf = Vec::new();
         let body = match crate::http::read_body(req.into_body(), limit, deadline, &mut buf).await {
             Ok(b) => b,
-            Err(r) => return refit(r),
+            Err(r) => return r,
         };
         let input: &[u8] = match &body {
             Some(b) => b,
@@ -659,6 +711,7 @@ impl Streamable {
                     return plain(StatusCode::SERVICE_UNAVAILABLE, "too many sessions\n");
                 }
             },
+            Ok(None) if sh.config.stateless => (self.start(Arc::from(""), true), false),
             Ok(None) => {
                 return plain(StatusCode::BAD_REQUEST, "Mcp-Session-Id header required\n");
             }
@@ -672,7 +725,7 @@ impl Streamable {
         let mut answer = match (now, running) {
             (Some(resp), _) => json(resp),
             (None, None) => {
-                let mut r = Response::new(StreamBody::Full(None));
+                let mut r = Response::new(ResponseBody::Full(None));
                 *r.status_mut() = StatusCode::ACCEPTED;
                 r
             }
@@ -698,18 +751,13 @@ async fn stream_calls(busy: Busy, running: switchboard::RunningCalls) -> Answer 
     let first = tokio::select! {
         biased;
         done = &mut running => {
-            // Done first: what was routed here meanwhile still decides.
-            s.close_route(key);
-            route_rx.close();
-            let mut sent = Vec::new();
-            while let Some(m) = route_rx.recv().await {
-                sent.push(m);
-            }
+            // Done first: what the calls sent meanwhile still decides.
+            let sent = settle(&s, key, &mut route_rx).await;
             if sent.is_empty() {
                 return match done {
                     Some(resp) => json(resp),
                     None => {
-                        let mut r = Response::new(StreamBody::Full(None));
+                        let mut r = Response::new(ResponseBody::Full(None));
                         *r.status_mut() = StatusCode::ACCEPTED;
                         r
                     }
@@ -743,10 +791,10 @@ async fn stream_calls(busy: Busy, running: switchboard::RunningCalls) -> Answer 
                 m = route_rx.recv() => next = m,
             }
         };
-        s.close_route(key);
-        route_rx.close();
         let Some(done) = done else {
             drop(running);
+            s.close_route(key);
+            route_rx.close();
             while let Some(m) = route_rx.recv().await {
                 if s.conn.send(m.to_vec()).await.is_err() {
                     break;
@@ -754,7 +802,7 @@ async fn stream_calls(busy: Busy, running: switchboard::RunningCalls) -> Answer 
             }
             return;
         };
-        while let Some(m) = route_rx.recv().await {
+        for m in settle(&s, key, &mut route_rx).await {
             let _ = body_tx.send(sse_event(&m)).await;
         }
         if let Some(resp) = done {
@@ -762,23 +810,6 @@ async fn stream_calls(busy: Busy, running: switchboard::RunningCalls) -> Answer 
         }
     });
     events(body_rx)
-}
-
-/// An error answer of the HTTP module, with this module's body.
-fn refit(r: Response<crate::http::ResponseBody>) -> Answer {
-    let (parts, body) = r.into_parts();
-    Response::from_parts(parts, StreamBody::Full(Some(whole(body))))
-}
-
-/// The bytes of a whole body (`Full` is ready at its first poll).
-fn whole(body: crate::http::ResponseBody) -> Bytes {
-    let mut body = pin!(body);
-    let waker = std::task::Waker::noop();
-    let mut cx = Context::from_waker(waker);
-    match body.as_mut().poll_frame(&mut cx) {
-        Poll::Ready(Some(Ok(f))) => f.into_data().unwrap_or_default(),
-        _ => Bytes::new(),
-    }
 }
 
 /// Ends the sessions idle longer than their timeout, until the endpoint goes.

@@ -1,7 +1,9 @@
 //! MCP's Streamable HTTP transport (`switchboard_server::streamable`), driven
 //! through `Streamable::respond` with hand-built requests: sessions, JSON and
 //! event-stream answers, a request to the client answered by a later POST, a
-//! client that drops its stream mid-call, expiry and the session cap.
+//! client that drops its stream mid-call, expiry and the session cap, the
+//! order of a call's messages and its answer, stateless POSTs, and the endpoint
+//! mounted on the JSON-RPC service (`Switchboard::streamable`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,7 +13,8 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::{Request, Response, StatusCode};
 use switchboard::{Router, RpcError};
-use switchboard_server::streamable::{StreamBody, Streamable, StreamableConfig};
+use switchboard_server::http::ResponseBody;
+use switchboard_server::streamable::{Streamable, StreamableConfig};
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
 
@@ -25,7 +28,7 @@ impl Drop for Dropped {
 }
 
 fn router(dropped: Arc<AtomicUsize>) -> Arc<Router> {
-    Router::builder()
+    switchboard_server::demo::register_countdown(Router::builder(), Duration::ZERO)
         .method("initialize", |_, out| {
             out.raw_json(br#"{"protocolVersion":"2025-11-25"}"#)
         })
@@ -79,17 +82,17 @@ fn request(method: &str, session: Option<&str>, body: &str) -> Request<Full<Byte
 }
 
 /// A POST of `body` in the session `sid`.
-async fn post(svc: &Streamable, sid: &str, body: &str) -> Response<StreamBody> {
+async fn post(svc: &Streamable, sid: &str, body: &str) -> Response<ResponseBody> {
     svc.respond(request("POST", Some(sid), body)).await
 }
 
-async fn body_text(r: Response<StreamBody>) -> String {
+async fn body_text(r: Response<ResponseBody>) -> String {
     let bytes = r.into_body().collect().await.unwrap().to_bytes();
     String::from_utf8(bytes.to_vec()).unwrap()
 }
 
 /// The next server-sent event's data from a streaming answer.
-async fn next_event(body: &mut StreamBody) -> String {
+async fn next_event(body: &mut ResponseBody) -> String {
     let mut text = String::new();
     loop {
         let frame = tokio::time::timeout(Duration::from_secs(10), body.frame())
@@ -279,4 +282,149 @@ async fn get_opens_a_stream_for_what_no_post_carries() {
         stream.frame().await.is_none(),
         "the GET stream ends with the session"
     );
+}
+
+/// The events of a whole event-stream answer, or the one JSON answer.
+async fn messages(r: Response<ResponseBody>) -> Vec<String> {
+    let sse = r.headers()["content-type"] == "text/event-stream";
+    let text = body_text(r).await;
+    if !sse {
+        return vec![text];
+    }
+    text.split("\n\n")
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            e.strip_prefix("event: message\ndata: ")
+                .unwrap_or_else(|| panic!("one data line: {e:?}"))
+                .to_owned()
+        })
+        .collect()
+}
+
+/// `countdown [n]`'s messages as they must come: `n` notifications, then the answer.
+fn countdown(n: u64, id: u64) -> Vec<String> {
+    let mut m: Vec<String> = (0..n)
+        .rev()
+        .map(|left| {
+            format!(r#"{{"jsonrpc":"2.0","method":"countdown","params":{{"left":{left}}}}}"#)
+        })
+        .collect();
+    m.push(format!(r#"{{"jsonrpc":"2.0","result":{n},"id":{id}}}"#));
+    m
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_calls_notifications_all_come_before_its_answer() {
+    // Sent the instant before the handler returns: the pump must have routed
+    // them to the POST's stream before the answer closes it.
+    let (svc, _) = service(StreamableConfig::default());
+    let sid = initialize(&svc).await;
+    for i in 0..50 {
+        let n = i % 7 + 1;
+        let body = format!(r#"{{"jsonrpc":"2.0","method":"countdown","params":[{n}],"id":{i}}}"#);
+        let got = messages(post(&svc, &sid, &body).await).await;
+        assert_eq!(got, countdown(n, i), "call {i}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_posts_are_served_by_a_connection_of_their_own() {
+    let config = StreamableConfig {
+        stateless: true,
+        ..StreamableConfig::default()
+    };
+    let (svc, _) = service(config);
+    for i in 0..20 {
+        let body = format!(r#"{{"jsonrpc":"2.0","method":"countdown","params":[3],"id":{i}}}"#);
+        let r = svc.respond(request("POST", None, &body)).await;
+        assert_eq!(r.status(), StatusCode::OK);
+        assert!(r.headers().get("mcp-session-id").is_none());
+        assert_eq!(messages(r).await, countdown(3, i));
+    }
+    // A request to the client fails at once: it has no session to answer on.
+    let ask = r#"{"jsonrpc":"2.0","method":"ask","id":1}"#;
+    let r = tokio::time::timeout(
+        Duration::from_secs(10),
+        svc.respond(request("POST", None, ask)),
+    )
+    .await
+    .expect("not left waiting for an answer");
+    let text = body_text(r).await;
+    assert_eq!(
+        text,
+        r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"this transport cannot send to the client (it only answers)"},"id":1}"#
+    );
+    // Plain calls answer as JSON; nothing is left behind.
+    let r = svc
+        .respond(request(
+            "POST",
+            None,
+            r#"{"jsonrpc":"2.0","method":"ping","id":2}"#,
+        ))
+        .await;
+    assert_eq!(r.headers()["content-type"], "application/json");
+    assert_eq!(
+        body_text(r).await,
+        r#"{"jsonrpc":"2.0","result":{},"id":2}"#
+    );
+    assert_eq!(svc.sessions(), 0);
+    // `initialize` still opens a session.
+    let sid = initialize(&svc).await;
+    assert_eq!(svc.sessions(), 1);
+    let got = messages(
+        post(
+            &svc,
+            &sid,
+            r#"{"jsonrpc":"2.0","method":"countdown","params":[2],"id":9}"#,
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(got, countdown(2, 9));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mounted_on_the_json_rpc_service_with_its_token() {
+    use switchboard_server::http::Switchboard;
+    let (mcp, _) = service(StreamableConfig::default());
+    let plain = Switchboard::new(mcp_router())
+        .bearer_token("s3cret")
+        .streamable(Some(mcp.clone()));
+    let with_token = |mut r: Request<Full<Bytes>>| {
+        r.headers_mut()
+            .insert("authorization", "Bearer s3cret".parse().unwrap());
+        r
+    };
+    // The token guards the mounted path too.
+    let r = plain.respond(request("POST", None, INIT)).await;
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(mcp.sessions(), 0);
+    let r = plain.respond(with_token(request("POST", None, INIT))).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    assert_eq!(mcp.sessions(), 1);
+    let body = r#"{"jsonrpc":"2.0","method":"countdown","params":[2],"id":1}"#;
+    let r = plain
+        .respond(with_token(request("POST", Some(&sid), body)))
+        .await;
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    assert_eq!(messages(r).await, countdown(2, 1));
+    // Another path is the plain endpoint, where the peer cannot send.
+    let mut r = with_token(request("POST", None, body));
+    *r.uri_mut() = "/".parse().unwrap();
+    let r = plain.respond(r).await;
+    assert_eq!(r.headers()["content-type"], "application/json");
+    assert_eq!(
+        body_text(r).await,
+        r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Notifications not supported"},"id":1}"#
+    );
+    let r = plain
+        .respond(with_token(request("DELETE", Some(&sid), "")))
+        .await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    assert_eq!(mcp.sessions(), 0);
+}
+
+fn mcp_router() -> Arc<Router> {
+    router(Arc::new(AtomicUsize::new(0)))
 }

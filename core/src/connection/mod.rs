@@ -396,6 +396,8 @@ struct Inner {
     unmatched: AtomicU64,
     /// Whether anything reads the outgoing queue ([`Connection::answer_only`]).
     push: bool,
+    /// Whether the client can answer requests ([`Connection::notify_only`]).
+    requests: bool,
 }
 
 /// The numbering of connections in this process.
@@ -460,6 +462,7 @@ impl Connection {
             request_timeout: config.request_timeout,
             unmatched: AtomicU64::new(0),
             push: true,
+            requests: true,
         };
         (
             Connection {
@@ -483,9 +486,36 @@ impl Connection {
         drop(outgoing);
         let mut inner = Arc::into_inner(conn.inner).expect("not shared yet");
         inner.push = false;
+        inner.requests = false;
         Connection {
             inner: Arc::new(inner),
         }
+    }
+
+    /// A connection whose peer sends notifications (subscriptions included) but
+    /// no requests, for a transport where the client has no way to answer (a
+    /// stateless HTTP POST answered as a stream of server-sent events): every
+    /// request fails at once with [`PeerError::Unsupported`] instead of waiting
+    /// for an answer that cannot come.
+    ///
+    /// ```
+    /// use switchboard::connection::{Connection, ConnectionConfig, PeerError};
+    /// let (conn, outgoing) = Connection::notify_only(&ConnectionConfig::new());
+    /// conn.peer().try_notify("progress", &[1]).unwrap();
+    /// assert!(outgoing.try_recv().is_some());
+    /// let asked = switchboard::connection::block_on(conn.peer().request("roots/list", &()));
+    /// assert_eq!(asked.unwrap_err(), PeerError::Unsupported);
+    /// ```
+    pub fn notify_only(config: &ConnectionConfig) -> (Connection, Outgoing) {
+        let (conn, outgoing) = Connection::new(config);
+        let mut inner = Arc::into_inner(conn.inner).expect("not shared yet");
+        inner.requests = false;
+        (
+            Connection {
+                inner: Arc::new(inner),
+            },
+            outgoing,
+        )
     }
 
     /// Whether the peer can send to the client (see [`Connection::answer_only`]).
@@ -872,7 +902,7 @@ impl Peer {
         params: Option<&[u8]>,
         timeout: Option<Duration>,
     ) -> Result<(Box<[u8]>, Vec<u8>), PeerError> {
-        if !self.inner.push {
+        if !self.inner.requests {
             return Err(PeerError::Unsupported);
         }
         let n = self.inner.next_request.fetch_add(1, Ordering::Relaxed);
