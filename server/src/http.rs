@@ -701,8 +701,13 @@ where
     F: Future<Output = ()>,
 {
     let mut builder = hyper::server::conn::http1::Builder::new();
-    // No timer: the watchdog does the header timeout (see `watchdog`).
-    builder.header_read_timeout(None).keep_alive(true);
+    // No timer: the watchdog does the header timeout (see `watchdog`). Half-close:
+    // a client that sends its requests and then shuts its write side down still gets
+    // every answer (hyper would otherwise drop a request whose EOF it read with it).
+    builder
+        .header_read_timeout(None)
+        .keep_alive(true)
+        .half_close(true);
     let mut shutdown = std::pin::pin!(shutdown);
     // Also how shutdown waits for the connections: each holds a permit until it ends.
     let max = config.max_connections.clamp(

@@ -649,3 +649,28 @@ fn bad_options_exit_2() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen"));
 }
+
+#[test]
+fn requests_followed_by_a_half_close_are_all_answered() {
+    let server = Server::start(&[]);
+    for round in 0..20 {
+        // One request, or three pipelined, in one write, then the client's write side
+        // closed: every one is answered, then the server closes.
+        let calls = if round % 2 == 0 { 1 } else { 3 };
+        let mut c = server.connect();
+        let mut bytes = Vec::new();
+        for _ in 0..calls {
+            bytes.extend(post_bytes(SUBTRACT, "application/json", &[]));
+        }
+        c.send(&bytes);
+        c.reader
+            .get_mut()
+            .shutdown(std::net::Shutdown::Write)
+            .unwrap();
+        for i in 0..calls {
+            let r = c.read();
+            assert_eq!(r.json()["result"], 19, "round {round}, answer {i}");
+        }
+        assert!(c.closed(), "round {round}: closed after the answers");
+    }
+}
