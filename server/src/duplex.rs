@@ -326,6 +326,9 @@ async fn read_loop<R: AsyncRead + Unpin>(
         log_unmatched(conn, &mut unmatched_logged_at);
         if start == buf.len() {
             buf.clear();
+            if buf.capacity() > RETAINED_RESPONSE {
+                buf.shrink_to(8 << 10); // a large message does not pin its memory
+            }
             start = 0;
         } else if start > 0 {
             buf.drain(..start);
@@ -379,6 +382,10 @@ pub(crate) fn calls_reaped(calls: &mut JoinSet<()>) -> bool {
     calls.try_join_next().is_some()
 }
 
+/// The response buffer a connection's session keeps between messages; a larger
+/// answer's memory is given back once it is copied into the outgoing queue.
+const RETAINED_RESPONSE: usize = 64 << 10;
+
 /// Hands messages to the session and the spawned calls to the runtime.
 pub(crate) struct Dispatcher<'a> {
     pub(crate) session: &'a mut Session,
@@ -393,6 +400,13 @@ impl Dispatcher<'_> {
         let handled = self.session.handle_concurrent(msg);
         let response = handled.response.map(<[u8]>::to_vec);
         let running = handled.calls;
+        if response
+            .as_ref()
+            .is_some_and(|r| r.len() > RETAINED_RESPONSE)
+        {
+            // Copied out: an idle connection does not keep a large answer's memory.
+            self.session.shrink_to(RETAINED_RESPONSE);
+        }
         if let Some(r) = response
             && self.conn.send(r).await.is_err()
         {
@@ -472,6 +486,9 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         }
         writer.write_all(&frame).await?;
         writer.flush().await?;
+        if frame.capacity() > 2 * WRITE_CHUNK {
+            frame = Vec::with_capacity(8 << 10); // nor does a large answer, once written
+        }
     }
     writer.flush().await?;
     let _ = writer.shutdown().await;

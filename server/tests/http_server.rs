@@ -20,9 +20,14 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
+        Server::start_with_env(args, &[])
+    }
+
+    fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .args(["serve", "--listen", "127.0.0.1:0", "--threads", "2"])
             .args(args)
+            .envs(env.iter().copied())
             .env("SWITCHBOARD_LOG", "warn")
             .env_remove("SWITCHBOARD_TOKEN")
             .stdin(Stdio::null())
@@ -673,4 +678,43 @@ fn requests_followed_by_a_half_close_are_all_answered() {
         }
         assert!(c.closed(), "round {round}: closed after the answers");
     }
+}
+
+#[test]
+fn idle_connections_do_not_keep_the_memory_of_large_answers() {
+    // The allocator returns freed memory to the system at once, so that RSS counts
+    // what the connections hold, not what an idle thread has freed but not yet
+    // purged (by default mimalloc purges at the thread's next allocations).
+    let server = Server::start_with_env(&[], &[("MIMALLOC_PURGE_DELAY", "0")]);
+    // Warm up: the runtime's threads and first allocations are in the baseline.
+    let mut warm = server.connect();
+    for _ in 0..10 {
+        assert_eq!(warm.post(SUBTRACT).json()["result"], 19);
+    }
+    let before = server.rss_kib();
+    // 40 connections, each answered once with ~8 MB (the id is echoed), then idle.
+    let id = "x".repeat(8_000_000);
+    let call = format!(r#"{{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":"{id}"}}"#);
+    let mut idle = Vec::new();
+    for _ in 0..40 {
+        let mut c = server.connect();
+        let r = c.post(&call);
+        assert_eq!(r.status, 200);
+        assert!(
+            r.body
+                .starts_with(br#"{"jsonrpc":"2.0","result":19,"id":"xxx"#)
+        );
+        assert_eq!(r.body.len(), id.len() + 37, "the whole answer");
+        idle.push(c);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let after = server.rss_kib();
+    let per_conn = after.saturating_sub(before) / 40;
+    eprintln!("rss before {before} KiB, after {after} KiB: {per_conn} KiB per idle connection");
+    // Bound: 1 MiB per connection, an eighth of the answer (measured ~450 KiB:
+    // hyper's 64 KiB read buffer, the session's 64 KiB, the allocator's pages; it was
+    // 10 MiB before the session gave its buffer back and hyper's buffer was capped).
+    assert!(per_conn < 1024, "{per_conn} KiB per idle connection");
+    assert_eq!(warm.post(SUBTRACT).json()["result"], 19);
+    drop(idle);
 }

@@ -91,6 +91,28 @@ impl Session {
         &self.router
     }
 
+    /// Gives back the memory of a large response: the response buffer keeps at most
+    /// `capacity` bytes (it otherwise keeps up to 1 MiB between messages, and gives
+    /// more back only at the next message). A transport that has copied a large
+    /// response out calls this so that an idle connection holds a small constant
+    /// whatever it answered last. The last response's bytes are gone after it.
+    ///
+    /// ```
+    /// use switchboard::{Router, Session};
+    /// let router = Router::builder().method("big", |_, out| out.str(&"x".repeat(1 << 20))).build().unwrap();
+    /// let mut session = Session::new(router);
+    /// let answer = session.handle(br#"{"jsonrpc":"2.0","method":"big","id":1}"#).unwrap().to_vec();
+    /// assert!(answer.len() > 1 << 20);
+    /// session.shrink_to(64 << 10); // idle now: keeps 64 KiB at most
+    /// assert!(session.handle(br#"{"jsonrpc":"2.0","method":"big","id":2}"#).is_some());
+    /// ```
+    pub fn shrink_to(&mut self, capacity: usize) {
+        if self.out.capacity() > capacity {
+            self.out.clear();
+            self.out.shrink_to(capacity);
+        }
+    }
+
     /// Response objects received without a sink registered, since the session began.
     pub fn dropped_responses(&self) -> u64 {
         self.dropped_responses
