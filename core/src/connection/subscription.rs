@@ -29,6 +29,9 @@
 //! subscription, and at most
 //! [`ConnectionConfig::max_subscriptions`](super::ConnectionConfig::max_subscriptions)
 //! subscriptions per connection (more are refused -32000).
+//! A producer that would rather go at the client's pace awaits
+//! [`SubscriptionSink::send_async`] instead: it waits until the subscription
+//! has room (and is woken when it closes), and never overflows it.
 //!
 //! **Closing.** The sink closes when the client unsubscribes, when the
 //! connection closes, on overflow, or when [`SubscriptionSink::close`] is called
