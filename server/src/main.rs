@@ -44,6 +44,10 @@ Usage:
                                  eth_subscribe newHeads (on connections that can
                                  push: --stdio, --unix, WebSocket, --stream-path)
                                  [default: 1]
+      --bench                    also `bench_subscribe [COUNT]`: a subscription
+                                 sending COUNT notifications (results 0, 1, …) as
+                                 fast as the client reads [default COUNT: 1000000];
+                                 `bench_unsubscribe` stops it (benches/ws.sh)
   switchboard call [OPTIONS] URL METHOD [PARAMS]
                                call METHOD at URL (http:// or ws://) with PARAMS (a JSON
                                array or object); prints the result on one line. Exit 1
@@ -95,6 +99,7 @@ fn read_input(path: Option<&str>) -> std::io::Result<Vec<u8>> {
     }
 }
 
+mod bench;
 mod call;
 mod serve;
 

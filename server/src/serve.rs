@@ -29,6 +29,8 @@ struct Options {
     heads_interval: Duration,
     /// Where Streamable HTTP is mounted (`None`: nowhere).
     stream_path: Option<String>,
+    /// `--bench`: the load tool's subscription too ([`crate::bench`]).
+    bench: bool,
 }
 
 fn parse(args: &[&str]) -> Result<Options, String> {
@@ -48,6 +50,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         ws: WsConfig::default(),
         heads_interval: Duration::from_secs(1),
         stream_path: Some(StreamableConfig::default().path),
+        bench: false,
     };
     let mut framing_given = false;
     let mut it = args.iter().copied();
@@ -70,6 +73,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         }
         match name {
             "--stdio" => o.stdio = true,
+            "--bench" => o.bench = true,
             "--unix" => o.unix = Some(value("a socket path")?.into()),
             "--framing" => {
                 o.framing = value("ndjson or lsp")?.parse()?;
@@ -137,6 +141,11 @@ fn router(o: &Options) -> Arc<Router> {
     let chain = Arc::new(chain::Chain::new(o.heads_interval));
     let demo = demo::register(Router::builder(), Arc::new(demo::Counters::default()));
     let demo = demo::register_countdown(demo, Duration::from_millis(100));
+    let demo = if o.bench {
+        crate::bench::register(demo)
+    } else {
+        demo
+    };
     chain::register(demo, chain)
         .config(o.config)
         .build()

@@ -6,7 +6,11 @@
 //! jsonrpsee_server [--listen ADDR] [--threads N] [--ws]
 //! ```
 //! `--ws`: WebSocket only (the peer of `switchboard serve`'s WebSocket in
-//! `benches/ws.sh`), otherwise HTTP only.
+//! `benches/ws.sh`), otherwise HTTP only. Over WebSocket it also has the
+//! subscription of `switchboard serve --bench`: `bench_subscribe [COUNT]` sends
+//! COUNT notifications `bench_subscription` (results 0, 1, …) as fast as the
+//! client reads (jsonrpsee's `SubscriptionSink::send` waits for room, as
+//! switchboard's `send_async` does), `bench_unsubscribe` stops it.
 //! `--listen` defaults to 127.0.0.1:8081 (port 0: any free port); `--threads` is the
 //! tokio worker count (default: the number of CPUs). Prints
 //! `jsonrpsee listening on http://ADDR/` on stdout once it accepts connections, then
@@ -20,7 +24,11 @@
 
 use std::process::ExitCode;
 
-use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig};
+use jsonrpsee::core::SubscriptionResult;
+use jsonrpsee::server::{
+    BatchRequestConfig, PendingSubscriptionSink, RpcModule, Server, ServerConfig,
+};
+use jsonrpsee::types::Params;
 use mimalloc::MiMalloc;
 use switchboard_benches::dispatch;
 
@@ -99,7 +107,11 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
         };
-        let handle = server.start(dispatch::jsonrpsee_module());
+        let mut module = dispatch::jsonrpsee_module();
+        if ws {
+            register_bench(&mut module);
+        }
+        let handle = server.start(module);
         let scheme = if ws { "ws" } else { "http" };
         println!("jsonrpsee listening on {scheme}://{addr}/ ({threads} thread(s))");
         shutdown_signal().await;
@@ -107,6 +119,43 @@ fn main() -> ExitCode {
         handle.stopped().await;
         ExitCode::SUCCESS
     })
+}
+
+/// COUNT when the params give none (as `switchboard serve --bench`).
+const DEFAULT_COUNT: u64 = 1_000_000;
+
+/// `bench_subscribe [COUNT]`: COUNT notifications at the client's pace.
+fn register_bench(module: &mut RpcModule<()>) {
+    module
+        .register_subscription(
+            "bench_subscribe",
+            "bench_subscription",
+            "bench_unsubscribe",
+            |params: Params<'static>, pending: PendingSubscriptionSink, _, _| async move {
+                let count = if params.as_str().is_some() {
+                    match params.sequence().next::<u64>() {
+                        Ok(n) => n,
+                        Err(e) => {
+                            pending.reject(e).await;
+                            return Ok(());
+                        }
+                    }
+                } else {
+                    DEFAULT_COUNT
+                };
+                let sink = pending.accept().await?;
+                for k in 0..count {
+                    let msg = serde_json::value::to_raw_value(&k)?;
+                    if sink.send(msg).await.is_err() {
+                        break; // unsubscribed, or the client went
+                    }
+                }
+                // Done: open until the client unsubscribes or goes (as switchboard's).
+                sink.closed().await;
+                SubscriptionResult::Ok(())
+            },
+        )
+        .expect("fresh names");
 }
 
 /// Ctrl-C (SIGINT), or SIGTERM on Unix.

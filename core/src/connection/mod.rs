@@ -446,6 +446,16 @@ impl Outgoing {
     }
 }
 
+impl Drop for Outgoing {
+    /// Nothing will write what is queued: it is dropped now, not when the last
+    /// [`Connection`] goes, so the subscriptions' counts of waiting
+    /// notifications fall and their waiting senders finish (refused: closed).
+    fn drop(&mut self) {
+        self.queue.close();
+        while self.queue.try_recv().is_ok() {}
+    }
+}
+
 impl Connection {
     /// A new connection with `config`'s limits, and its write side.
     pub fn new(config: &ConnectionConfig) -> (Connection, Outgoing) {
@@ -585,7 +595,9 @@ impl Connection {
     ///
     /// Drivers write the session's responses this way, and that is what a
     /// subscription's notifications wait for: the first message queued that
-    /// holds a new subscription's id (its subscribe answer) releases them.
+    /// holds a new subscription's id (its subscribe answer) releases them,
+    /// this future waiting for room for them too if the queue is full (they
+    /// were accepted: no full policy applies).
     pub async fn send(&self, message: Vec<u8>) -> Result<(), PeerError> {
         let answered = self.inner.subs.answered_in(&message);
         let sent = self
@@ -595,7 +607,8 @@ impl Connection {
             .await
             .map_err(|_| PeerError::Closed);
         if !answered.is_empty() {
-            subscription::release(self, answered);
+            // Waits for room rather than overflow the notifications it frees.
+            subscription::release(self, answered).await;
         }
         sent
     }

@@ -29,6 +29,9 @@
 //! subscription, and at most
 //! [`ConnectionConfig::max_subscriptions`](super::ConnectionConfig::max_subscriptions)
 //! subscriptions per connection (more are refused -32000).
+//! A producer that would rather go at the client's pace awaits
+//! [`SubscriptionSink::send_async`] instead: it waits until the subscription
+//! has room (and is woken when it closes), and never overflows it.
 //!
 //! **Closing.** The sink closes when the client unsubscribes, when the
 //! connection closes, on overflow, or when [`SubscriptionSink::close`] is called
@@ -53,15 +56,18 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::future::Future;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::task::Poll;
 
 use serde::Serialize;
 
 use super::{CancellationToken, Cancelled, Connection};
 use crate::dispatch::handler::{RpcError, is_one_json_value};
 use crate::write;
+use room::Room;
 
 /// The error code of the last notification of an overflowed subscription
 /// (geth's "response too large" neighbour: an implementation-defined server
@@ -169,7 +175,9 @@ impl Queued {
 impl Drop for Queued {
     fn drop(&mut self) {
         if let Some(s) = &self.sub {
-            s.waiting.fetch_sub(1, Ordering::AcqRel);
+            s.waiting.fetch_sub(1, Ordering::SeqCst);
+            // Room for one more: the first waiting `send_async` may go.
+            s.room.wake_front();
         }
     }
 }
@@ -190,6 +198,8 @@ pub(crate) struct Shared {
     /// 0 while open, else a [`CloseReason`].
     reason: AtomicU8,
     closed: CancellationToken,
+    /// The `send_async` calls waiting for room, in order.
+    room: Room,
     state: Mutex<State>,
 }
 
@@ -210,6 +220,8 @@ impl Shared {
             .compare_exchange(0, why.as_u8(), Ordering::AcqRel, Ordering::Acquire)
             .is_ok();
         self.closed.cancel();
+        // The waiting `send_async` calls all finish: closed.
+        self.room.wake_all();
         first
     }
 
@@ -342,6 +354,7 @@ impl Table {
             waiting: AtomicUsize::new(0),
             reason: AtomicU8::new(0),
             closed: CancellationToken::new(),
+            room: Room::default(),
             state: Mutex::new(State {
                 held: Some(VecDeque::new()),
             }),
@@ -430,34 +443,98 @@ pub(crate) fn unsubscribe(
 }
 
 /// Queues what the subscriptions in `found` held, now that their answer is
-/// queued.
-pub(crate) fn release(conn: &Connection, found: Vec<Arc<Shared>>) {
-    for s in found {
-        let mut st = lock(&s.state);
-        let Some(mut held) = st.held.take() else {
-            continue;
-        };
-        while let Some(msg) = held.pop_front() {
+/// queued: waiting while the outgoing queue is full (these notifications were
+/// accepted already: the full policy does not apply to them). What the sinks
+/// send meanwhile joins the end of what is held, so the order stays. If the
+/// future is dropped before it is done, the rest is queued without waiting
+/// (the full policy then applies).
+pub(crate) async fn release(conn: &Connection, found: Vec<Arc<Shared>>) {
+    let mut rest = Release {
+        conn,
+        rest: found.into(),
+    };
+    while let Some(s) = rest.rest.front().cloned() {
+        loop {
+            let msg = {
+                let mut st = lock(&s.state);
+                let Some(held) = st.held.as_mut() else { break };
+                match held.pop_front() {
+                    Some(msg) => msg,
+                    None => {
+                        st.held = None;
+                        break;
+                    }
+                }
+            };
             // Counted in `waiting` when it was held; the queued message carries it.
             let q = Queued {
                 bytes: msg,
                 sub: Some(Arc::clone(&s)),
             };
-            if let Err(e) = conn.inner.queue.try_send(q) {
-                let full = matches!(e, async_channel::TrySendError::Full(_));
-                drop(e);
-                // The rest is never queued: no longer waiting.
-                s.waiting.fetch_sub(held.len(), Ordering::AcqRel);
-                drop(st);
-                if full {
-                    overflow(conn, &s);
-                } else {
-                    finish(conn, &s, CloseReason::Disconnected);
+            let sent = match conn.inner.queue.try_send(q) {
+                Ok(()) => Ok(()),
+                Err(async_channel::TrySendError::Full(q)) => {
+                    conn.inner.queue.send(q).await.map_err(drop)
                 }
+                Err(async_channel::TrySendError::Closed(_)) => Err(()),
+            };
+            if sent.is_err() {
+                forget_held(&s);
+                finish(conn, &s, CloseReason::Disconnected);
                 break;
             }
         }
+        rest.rest.pop_front();
     }
+}
+
+/// The subscriptions a dropped [`release`] had not finished.
+struct Release<'a> {
+    conn: &'a Connection,
+    rest: VecDeque<Arc<Shared>>,
+}
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        for s in self.rest.drain(..) {
+            release_now(self.conn, &s);
+        }
+    }
+}
+
+/// Queues what `s` holds without waiting: a full queue overflows it.
+fn release_now(conn: &Connection, s: &Arc<Shared>) {
+    let mut st = lock(&s.state);
+    let Some(mut held) = st.held.take() else {
+        return;
+    };
+    while let Some(msg) = held.pop_front() {
+        let q = Queued {
+            bytes: msg,
+            sub: Some(Arc::clone(s)),
+        };
+        if let Err(e) = conn.inner.queue.try_send(q) {
+            let full = matches!(e, async_channel::TrySendError::Full(_));
+            drop(e);
+            // The rest is never queued: no longer waiting.
+            s.waiting.fetch_sub(held.len(), Ordering::SeqCst);
+            drop(st);
+            s.room.wake_front();
+            if full {
+                overflow(conn, s);
+            } else {
+                finish(conn, s, CloseReason::Disconnected);
+            }
+            return;
+        }
+    }
+}
+
+/// Drops what `s` holds (it will never be queued).
+fn forget_held(s: &Shared) {
+    let n = lock(&s.state).held.take().map_or(0, |h| h.len());
+    s.waiting.fetch_sub(n, Ordering::SeqCst);
+    s.room.wake_front();
 }
 
 /// Closes `s` for `why` and takes it off the table.
@@ -488,10 +565,10 @@ fn overflow(conn: &Connection, s: &Arc<Shared>) {
     match st.held.as_mut() {
         // Not answered yet: the notice follows the answer, alone.
         Some(held) => {
-            s.waiting.fetch_sub(held.len(), Ordering::AcqRel);
+            s.waiting.fetch_sub(held.len(), Ordering::SeqCst);
             held.clear();
             held.push_back(msg);
-            s.waiting.fetch_add(1, Ordering::AcqRel);
+            s.waiting.fetch_add(1, Ordering::SeqCst);
         }
         None => {
             drop(st);
@@ -574,7 +651,111 @@ impl SubscriptionSink {
     /// Sends `value` as the notification's `result`, without waiting. Fails
     /// with [`SinkError::Closed`] once the subscription is closed, with
     /// [`SinkError::Overflow`] when the buffer is full (which closes it).
+    /// [`SubscriptionSink::send_async`] waits for room instead.
     pub fn send<T: Serialize + ?Sized>(&self, value: &T) -> Result<(), SinkError> {
+        self.push(self.message(value)?)
+    }
+
+    /// [`SubscriptionSink::send`] with the result given as JSON text (checked:
+    /// exactly one JSON value).
+    pub fn send_raw(&self, json: &[u8]) -> Result<(), SinkError> {
+        self.push(self.raw_message(json)?)
+    }
+
+    /// Sends `value` as the notification's `result`, waiting while the
+    /// subscription has no room (its capacity reached, or the connection's
+    /// outgoing queue full) instead of closing it: for a producer that can go
+    /// at the client's pace. Resolves as [`SubscriptionSink::send`] returns,
+    /// except that it is never [`SinkError::Overflow`]: `Ok` once queued,
+    /// [`SinkError::Closed`] if the subscription is closed or closes while it
+    /// waits (unsubscribed, disconnected), [`SinkError::InvalidJson`] if the
+    /// value cannot be serialized (done before it waits). Calls waiting on one
+    /// sink are served in the order they were made. Dropping the future
+    /// withdraws the notification.
+    ///
+    /// ```
+    /// use switchboard::connection::{block_on, CloseReason, Connection, ConnectionConfig, SinkError};
+    /// use switchboard::{Router, Session};
+    ///
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let router = Router::builder()
+    ///     .subscription("count", "uncount", "counted", move |_, sink| {
+    ///         let tx = tx.clone();
+    ///         std::thread::spawn(move || {
+    ///             // Ten notifications through a subscription of capacity 2:
+    ///             // each waits for the client to take the one before.
+    ///             for n in 0..10 {
+    ///                 block_on(sink.send_async(&n)).unwrap();
+    ///             }
+    ///             block_on(sink.closed());
+    ///             let after = block_on(sink.send_async(&10));
+    ///             tx.send(after).unwrap();
+    ///         });
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let (conn, outgoing) = Connection::new(ConnectionConfig::new().subscription_capacity(2));
+    /// let mut session = Session::new(router);
+    /// session.attach(conn.clone());
+    /// let answer = session
+    ///     .handle(br#"{"jsonrpc":"2.0","method":"count","id":1}"#)
+    ///     .unwrap()
+    ///     .to_vec();
+    /// block_on(conn.send(answer)).unwrap();
+    /// block_on(outgoing.recv()).unwrap(); // the answer
+    /// for n in 0..10 {
+    ///     let note: serde_json::Value = serde_json::from_slice(&block_on(outgoing.recv()).unwrap()).unwrap();
+    ///     assert_eq!(note["params"]["result"], n);
+    /// }
+    /// conn.close();
+    /// assert_eq!(rx.recv().unwrap(), Err(SinkError::Closed(CloseReason::Disconnected)));
+    /// ```
+    pub fn send_async<T: Serialize + ?Sized>(
+        &self,
+        value: &T,
+    ) -> impl Future<Output = Result<(), SinkError>> + Send + use<'_, T> {
+        let msg = self.message(value);
+        async move { self.push_async(msg?).await }
+    }
+
+    /// [`SubscriptionSink::send_async`] with the result given as JSON text
+    /// (checked: exactly one JSON value).
+    ///
+    /// ```
+    /// use switchboard::connection::{block_on, Connection, ConnectionConfig, SinkError};
+    /// use switchboard::{Router, Session};
+    ///
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let router = Router::builder()
+    ///     .subscription("s", "u", "n", move |_, sink| {
+    ///         tx.send(sink).unwrap();
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let (conn, outgoing) = Connection::new(&ConnectionConfig::new());
+    /// let mut session = Session::new(router);
+    /// session.attach(conn.clone());
+    /// let answer = session.handle(br#"{"jsonrpc":"2.0","method":"s","id":1}"#).unwrap().to_vec();
+    /// block_on(conn.send(answer)).unwrap();
+    /// let sink = rx.recv().unwrap();
+    /// block_on(sink.send_raw_async(b" [1,2] ")).unwrap();
+    /// assert!(matches!(block_on(sink.send_raw_async(b"{")), Err(SinkError::InvalidJson(_))));
+    /// outgoing.try_recv().unwrap(); // the answer
+    /// let want = format!(r#"{{"jsonrpc":"2.0","method":"n","params":{{"subscription":"{}","result":[1,2]}}}}"#, sink.id());
+    /// assert_eq!(outgoing.try_recv().unwrap(), want.as_bytes());
+    /// ```
+    pub fn send_raw_async<'a>(
+        &'a self,
+        json: &[u8],
+    ) -> impl Future<Output = Result<(), SinkError>> + Send + use<'a> {
+        let msg = self.raw_message(json);
+        async move { self.push_async(msg?).await }
+    }
+
+    /// The whole notification for `value`.
+    fn message<T: Serialize + ?Sized>(&self, value: &T) -> Result<Vec<u8>, SinkError> {
         if let Some(why) = self.shared.reason() {
             return Err(SinkError::Closed(why));
         }
@@ -583,12 +764,11 @@ impl SubscriptionSink {
         msg.extend_from_slice(crate::envelope::RESULT);
         write::to_vec_into(&mut msg, value).map_err(|e| SinkError::InvalidJson(e.to_string()))?;
         msg.extend_from_slice(b"}}");
-        self.push(msg)
+        Ok(msg)
     }
 
-    /// [`SubscriptionSink::send`] with the result given as JSON text (checked:
-    /// exactly one JSON value).
-    pub fn send_raw(&self, json: &[u8]) -> Result<(), SinkError> {
+    /// The whole notification for the JSON text `json`.
+    fn raw_message(&self, json: &[u8]) -> Result<Vec<u8>, SinkError> {
         if let Some(why) = self.shared.reason() {
             return Err(SinkError::Closed(why));
         }
@@ -603,7 +783,7 @@ impl SubscriptionSink {
         msg.extend_from_slice(crate::envelope::RESULT);
         msg.extend_from_slice(&json[start..end]);
         msg.extend_from_slice(b"}}");
-        self.push(msg)
+        Ok(msg)
     }
 
     fn push(&self, msg: Vec<u8>) -> Result<(), SinkError> {
@@ -613,12 +793,12 @@ impl SubscriptionSink {
         if let Some(why) = s.reason() {
             return Err(SinkError::Closed(why));
         }
-        if s.waiting.load(Ordering::Acquire) >= s.capacity {
+        if s.waiting.load(Ordering::SeqCst) >= s.capacity {
             drop(st);
             overflow(&self.conn, s);
             return Err(SinkError::Overflow);
         }
-        s.waiting.fetch_add(1, Ordering::AcqRel);
+        s.waiting.fetch_add(1, Ordering::SeqCst);
         if let Some(held) = st.held.as_mut() {
             held.push_back(msg);
             return Ok(());
@@ -642,6 +822,70 @@ impl SubscriptionSink {
                 Err(SinkError::Closed(CloseReason::Disconnected))
             }
         }
+    }
+
+    /// Queues `msg` once this call is first in the sink's line and the
+    /// subscription has room; see [`SubscriptionSink::send_async`].
+    async fn push_async(&self, msg: Vec<u8>) -> Result<(), SinkError> {
+        let s = &self.shared;
+        let ticket = s.room.enter();
+        let room = || s.reason().is_some() || s.waiting.load(Ordering::SeqCst) < s.capacity;
+        let mut msg = Some(msg);
+        let q = loop {
+            std::future::poll_fn(|cx| s.room.poll_turn(&ticket, cx, room)).await;
+            let mut st = lock(&s.state);
+            if let Some(why) = s.reason() {
+                return Err(SinkError::Closed(why));
+            }
+            if s.waiting.load(Ordering::SeqCst) >= s.capacity {
+                // A `send` took the room in between: wait again.
+                continue;
+            }
+            s.waiting.fetch_add(1, Ordering::SeqCst);
+            let Some(msg) = msg.take() else {
+                unreachable!("queued once: the loop ends here");
+            };
+            if let Some(held) = st.held.as_mut() {
+                held.push_back(msg);
+                return Ok(());
+            }
+            let q = Queued {
+                bytes: msg,
+                sub: Some(Arc::clone(s)),
+            };
+            match self.conn.inner.queue.try_send(q) {
+                Ok(()) => return Ok(()),
+                Err(async_channel::TrySendError::Full(q)) => break q,
+                Err(async_channel::TrySendError::Closed(q)) => {
+                    drop(q);
+                    drop(st);
+                    finish(&self.conn, s, CloseReason::Disconnected);
+                    return Err(SinkError::Closed(CloseReason::Disconnected));
+                }
+            }
+        };
+        // The outgoing queue is full: wait for room in it, still first in this
+        // sink's line (the order holds), or for the subscription to close
+        // (dropping `q` unsent).
+        let mut send = std::pin::pin!(self.conn.inner.queue.send(q));
+        let mut closed = std::pin::pin!(s.closed.cancelled());
+        std::future::poll_fn(|cx| {
+            if let Poll::Ready(r) = send.as_mut().poll(cx) {
+                return Poll::Ready(match r {
+                    Ok(()) => Ok(()),
+                    Err(_) => {
+                        finish(&self.conn, s, CloseReason::Disconnected);
+                        Err(SinkError::Closed(CloseReason::Disconnected))
+                    }
+                });
+            }
+            if closed.as_mut().poll(cx).is_ready() {
+                let why = s.reason().unwrap_or(CloseReason::Ended);
+                return Poll::Ready(Err(SinkError::Closed(why)));
+            }
+            Poll::Pending
+        })
+        .await
     }
 
     /// Why the subscription is closed, or `None` while it is open.
@@ -680,5 +924,6 @@ impl Drop for SubscriptionSink {
     }
 }
 
+mod room;
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,5 @@
 use std::sync::Mutex as StdMutex;
+use std::sync::atomic::Ordering;
 
 use super::*;
 use crate::connection::{ConnectionConfig, Outgoing, block_on};
@@ -404,4 +405,299 @@ fn a_batch_answer_releases_its_subscriptions() {
     let (a, b) = (sinks[0].id().to_owned(), sinks[1].id().to_owned());
     drop(sinks);
     assert_eq!(f.drain(), [note(&a, "1"), note(&b, "2")]);
+}
+
+/// A waker that counts its wakes.
+#[derive(Default)]
+struct Flag(std::sync::atomic::AtomicUsize);
+
+impl std::task::Wake for Flag {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl Flag {
+    fn woken(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Polls `fut` once with `flag`'s waker.
+fn poll_once<F: Future + ?Sized>(
+    fut: std::pin::Pin<&mut F>,
+    flag: &Arc<Flag>,
+) -> std::task::Poll<F::Output> {
+    let waker = std::task::Waker::from(Arc::clone(flag));
+    fut.poll(&mut std::task::Context::from_waker(&waker))
+}
+
+#[test]
+fn send_async_waits_for_room_and_is_woken_when_the_driver_takes_one() {
+    let mut config = ConnectionConfig::new();
+    config.subscription_capacity(2);
+    let mut f = fixture(&config);
+    let id = f.subscribe(1);
+    let sink = lock(&f.kept).pop().unwrap();
+    sink.send(&0).unwrap();
+    block_on(sink.send_async(&1)).unwrap();
+    // Full: the sync send would close it; the async one waits.
+    let flag = Arc::new(Flag::default());
+    let mut fut = std::pin::pin!(sink.send_async(&2));
+    assert!(poll_once(fut.as_mut(), &flag).is_pending());
+    assert!(poll_once(fut.as_mut(), &flag).is_pending());
+    assert_eq!(flag.woken(), 0);
+    assert_eq!(sink.waiting(), 2);
+    assert_eq!(f.outgoing.try_recv().unwrap(), note(&id, "0").as_bytes());
+    assert_eq!(flag.woken(), 1, "taking a notification wakes the waiter");
+    assert_eq!(
+        poll_once(fut.as_mut(), &flag),
+        std::task::Poll::Ready(Ok(()))
+    );
+    assert_eq!(f.drain(), [note(&id, "1"), note(&id, "2")]);
+    assert!(!sink.is_closed());
+    assert_eq!(f.conn.subscriptions_overflowed(), 0);
+}
+
+#[test]
+fn send_async_waits_for_room_in_a_full_outgoing_queue() {
+    let mut config = ConnectionConfig::new();
+    config.queue_capacity(2);
+    let mut f = fixture(&config);
+    let id = f.subscribe(1);
+    let sink = lock(&f.kept).pop().unwrap();
+    f.conn.peer().try_notify("other", &[1]).unwrap();
+    sink.send(&0).unwrap();
+    let flag = Arc::new(Flag::default());
+    let mut fut = std::pin::pin!(sink.send_async(&1));
+    assert!(poll_once(fut.as_mut(), &flag).is_pending());
+    // Room made by another message is room too.
+    assert!(f.outgoing.try_recv().is_some());
+    assert!(flag.woken() >= 1);
+    assert_eq!(
+        poll_once(fut.as_mut(), &flag),
+        std::task::Poll::Ready(Ok(()))
+    );
+    assert_eq!(f.drain(), [note(&id, "0"), note(&id, "1")]);
+}
+
+#[test]
+fn send_async_waiters_finish_closed_on_unsubscribe_and_disconnect() {
+    let mut config = ConnectionConfig::new();
+    config.subscription_capacity(1);
+    let mut f = fixture(&config);
+    let a = f.subscribe(1);
+    f.subscribe(2);
+    let (sa, sb) = {
+        let mut k = lock(&f.kept);
+        let sb = k.pop().unwrap();
+        (k.pop().unwrap(), sb)
+    };
+    sa.send(&0).unwrap();
+    sb.send(&0).unwrap();
+    let (fa, fb) = (Arc::new(Flag::default()), Arc::new(Flag::default()));
+    let mut wa = std::pin::pin!(sa.send_async(&1));
+    let mut wb = std::pin::pin!(sb.send_async(&1));
+    assert!(poll_once(wa.as_mut(), &fa).is_pending());
+    assert!(poll_once(wb.as_mut(), &fb).is_pending());
+    let resp = f
+        .call(&format!(
+            r#"{{"jsonrpc":"2.0","method":"unsub","params":["{a}"],"id":3}}"#
+        ))
+        .unwrap();
+    assert!(resp.contains("true"));
+    assert_eq!(fa.woken(), 1);
+    assert_eq!(
+        poll_once(wa.as_mut(), &fa),
+        std::task::Poll::Ready(Err(SinkError::Closed(CloseReason::Unsubscribed)))
+    );
+    assert_eq!(fb.woken(), 0);
+    f.conn.close();
+    assert_eq!(fb.woken(), 1);
+    assert_eq!(
+        poll_once(wb.as_mut(), &fb),
+        std::task::Poll::Ready(Err(SinkError::Closed(CloseReason::Disconnected)))
+    );
+    // Nothing left in line.
+    assert_eq!(sa.shared.room.len(), 0);
+    assert_eq!(sb.shared.room.len(), 0);
+}
+
+#[test]
+fn send_async_waiting_on_the_queue_finishes_when_the_driver_goes() {
+    let mut config = ConnectionConfig::new();
+    config.queue_capacity(1);
+    let Fixture {
+        kept,
+        conn,
+        outgoing,
+        mut session,
+    } = fixture(&config);
+    let resp = session
+        .handle(br#"{"jsonrpc":"2.0","method":"sub","params":["ok"],"id":1}"#)
+        .unwrap()
+        .to_vec();
+    block_on(conn.send(resp)).unwrap();
+    let sink = lock(&kept).pop().unwrap();
+    let flag = Arc::new(Flag::default());
+    let mut fut = std::pin::pin!(sink.send_async(&1));
+    // The queue holds the answer: no room.
+    assert!(poll_once(fut.as_mut(), &flag).is_pending());
+    drop(outgoing);
+    assert!(flag.woken() >= 1);
+    assert_eq!(
+        poll_once(fut.as_mut(), &flag),
+        std::task::Poll::Ready(Err(SinkError::Closed(CloseReason::Disconnected)))
+    );
+    // A sink at its capacity when the driver goes is not left waiting either.
+    let mut config = ConnectionConfig::new();
+    config.subscription_capacity(1);
+    let Fixture {
+        kept,
+        conn,
+        outgoing,
+        mut session,
+    } = fixture(&config);
+    let resp = session
+        .handle(br#"{"jsonrpc":"2.0","method":"sub","params":["ok"],"id":1}"#)
+        .unwrap()
+        .to_vec();
+    block_on(conn.send(resp)).unwrap();
+    let sink = lock(&kept).pop().unwrap();
+    sink.send(&0).unwrap();
+    let mut fut = std::pin::pin!(sink.send_async(&1));
+    let flag = Arc::new(Flag::default());
+    assert!(poll_once(fut.as_mut(), &flag).is_pending());
+    drop(outgoing);
+    assert_eq!(
+        poll_once(fut.as_mut(), &flag),
+        std::task::Poll::Ready(Err(SinkError::Closed(CloseReason::Disconnected)))
+    );
+}
+
+#[test]
+fn send_async_waiters_on_one_sink_go_in_the_order_they_came() {
+    let mut config = ConnectionConfig::new();
+    config.subscription_capacity(1);
+    let mut f = fixture(&config);
+    let id = f.subscribe(1);
+    let sink = lock(&f.kept).pop().unwrap();
+    sink.send(&0).unwrap();
+    let flags: Vec<_> = (0..5).map(|_| Arc::new(Flag::default())).collect();
+    let mut futs: Vec<_> = (1..=5)
+        .map(|n| Some(Box::pin(sink.send_async(&n))))
+        .collect();
+    for (fut, flag) in futs.iter_mut().zip(&flags) {
+        assert!(poll_once(fut.as_mut().unwrap().as_mut(), flag).is_pending());
+    }
+    let mut got = Vec::new();
+    for n in 1..=5 {
+        got.extend(f.drain());
+        // Polled last first: only the first in line may take the room.
+        let mut done = 0;
+        for (slot, flag) in futs.iter_mut().zip(&flags).rev() {
+            if let Some(fut) = slot
+                && let std::task::Poll::Ready(r) = poll_once(fut.as_mut(), flag)
+            {
+                r.unwrap();
+                *slot = None;
+                done += 1;
+            }
+        }
+        assert_eq!(done, 1, "one at a time (capacity 1), round {n}");
+        assert!(futs[n - 1].is_none(), "the first in line went, round {n}");
+        assert_eq!(sink.waiting(), 1);
+    }
+    got.extend(f.drain());
+    let want: Vec<_> = (0..=5).map(|n| note(&id, &n.to_string())).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn send_async_loses_no_wakeup_with_many_waiters() {
+    const SUBS: usize = 6;
+    const PER_SINK_THREADS: usize = 3;
+    const EACH: usize = 500;
+    let mut config = ConnectionConfig::new();
+    config.subscription_capacity(2).queue_capacity(3);
+    let mut f = fixture(&config);
+    let ids: Vec<String> = (0..SUBS).map(|i| f.subscribe(i as u32)).collect();
+    let sinks: Vec<Arc<SubscriptionSink>> = lock(&f.kept).drain(..).map(Arc::new).collect();
+    let mut producers = Vec::new();
+    for sink in &sinks {
+        for t in 0..PER_SINK_THREADS {
+            let sink = Arc::clone(sink);
+            producers.push(std::thread::spawn(move || {
+                for n in 0..EACH {
+                    block_on(sink.send_async(&[t, n])).unwrap();
+                }
+            }));
+        }
+    }
+    // The driver: takes every notification (a lost wakeup would hang here).
+    let mut last = HashMap::new();
+    for _ in 0..SUBS * PER_SINK_THREADS * EACH {
+        let m = block_on(f.outgoing.recv()).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&m).unwrap();
+        let sub = v["params"]["subscription"].as_str().unwrap().to_owned();
+        assert!(ids.contains(&sub));
+        let (t, n) = (
+            v["params"]["result"][0].as_u64().unwrap(),
+            v["params"]["result"][1].as_i64().unwrap(),
+        );
+        // Each producer's notifications in its order.
+        let prev = last.insert((sub, t), n).unwrap_or(-1);
+        assert_eq!(n, prev + 1);
+    }
+    for p in producers {
+        p.join().unwrap();
+    }
+    assert!(f.outgoing.try_recv().is_none());
+    for s in &sinks {
+        assert!(!s.is_closed());
+        assert_eq!(s.waiting(), 0);
+    }
+    assert_eq!(f.conn.subscriptions_overflowed(), 0);
+}
+
+#[test]
+fn held_notifications_wait_for_room_when_the_answer_fills_the_queue() {
+    let mut config = ConnectionConfig::new();
+    config.queue_capacity(2);
+    let Fixture {
+        kept,
+        conn,
+        outgoing,
+        mut session,
+    } = fixture(&config);
+    let resp = session
+        .handle(br#"{"jsonrpc":"2.0","method":"sub","params":["ok"],"id":1}"#)
+        .unwrap()
+        .to_vec();
+    let sink = lock(&kept).pop().unwrap();
+    // Held (the answer is not queued yet): more than the queue can take.
+    for n in 0..4 {
+        sink.send(&n).unwrap();
+    }
+    let id = sink.id().to_owned();
+    let flag = Arc::new(Flag::default());
+    let mut fut = std::pin::pin!(conn.send(resp.clone()));
+    assert!(poll_once(fut.as_mut(), &flag).is_pending());
+    // A send meanwhile goes behind what is held.
+    sink.send(&4).unwrap();
+    let mut got = Vec::new();
+    while poll_once(fut.as_mut(), &flag).is_pending() {
+        got.push(
+            outgoing
+                .try_recv()
+                .expect("the queue is full while it waits"),
+        );
+    }
+    got.extend(std::iter::from_fn(|| outgoing.try_recv()));
+    let mut want = vec![resp];
+    want.extend((0..5).map(|n| note(&id, &n.to_string()).into_bytes()));
+    assert_eq!(got, want);
+    assert!(!sink.is_closed());
+    assert_eq!(conn.subscriptions_overflowed(), 0);
+    assert_eq!(sink.waiting(), 0);
 }
