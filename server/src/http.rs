@@ -662,6 +662,11 @@ pub struct ServeConfig {
     /// answer waiting for the client to read it. Past it the connection is closed,
     /// between 1 and 1.25 times this after the last activity.
     pub header_read_timeout: Duration,
+    /// How long an answer may wait for the client to read it: a connection whose
+    /// socket stays full, nothing of it written, this long (a client that sends
+    /// requests and never reads) is closed, between 1 and 1.25 times this after the
+    /// last byte went out. Its memory is not held for ever.
+    pub write_timeout: Duration,
     /// How long open calls may take to finish after shutdown begins.
     pub shutdown_grace: Duration,
     /// Connections served at once; past it, new ones wait in the listen backlog until
@@ -673,6 +678,7 @@ impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
             header_read_timeout: Duration::from_secs(30),
+            write_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(10),
             max_connections: 10_000,
         }
@@ -754,7 +760,7 @@ where
                     stream,
                     service.connection_with_upgrades(),
                     builder.clone(),
-                    config.header_read_timeout,
+                    [config.header_read_timeout, config.write_timeout],
                     stopped.clone(),
                     permit,
                     peer,
@@ -807,6 +813,8 @@ const RUN: u8 = 0;
 const SHUT_DOWN: u8 = 1;
 /// Close now (idle past the header timeout).
 const CLOSE: u8 = 2;
+/// Close now (an answer unread past the write timeout).
+const STALLED: u8 = 3;
 
 impl ConnCtl {
     /// Adds one to a counter only this connection's task writes: a plain load and
@@ -916,7 +924,7 @@ async fn connection(
     stream: tokio::net::TcpStream,
     (service, upgrades): (Switchboard, UpgradeSlot),
     builder: hyper::server::conn::http1::Builder,
-    idle_limit: Duration,
+    [idle_limit, write_limit]: [Duration; 2],
     stopped: tokio::sync::watch::Receiver<bool>,
     permit: tokio::sync::OwnedSemaphorePermit,
     peer: std::net::SocketAddr,
@@ -932,7 +940,7 @@ async fn connection(
         write_blocked: AtomicBool::new(false),
     });
     let mut stopped_ws = stopped.clone();
-    let watchdog = tokio::spawn(watchdog(ctl.clone(), idle_limit, stopped));
+    let watchdog = tokio::spawn(watchdog(ctl.clone(), [idle_limit, write_limit], stopped));
     let io = CountedIo {
         io: hyper_util::rt::TokioIo::new(stream),
         ctl: ctl.clone(),
@@ -983,6 +991,9 @@ async fn connection(
     match result {
         Some(Ok(())) => {}
         Some(Err(e)) => crate::log::debug(format_args!("connection from {peer}: {e}")),
+        None if ctl.order.load(Ordering::Acquire) == STALLED => crate::log::debug(format_args!(
+            "connection from {peer}: answer not read within {write_limit:?}; closed"
+        )),
         None => crate::log::debug(format_args!(
             "connection from {peer}: no request headers within {idle_limit:?}; closed"
         )),
@@ -993,17 +1004,19 @@ async fn connection(
 /// Closes the connection once it has waited for the client's next request (no call
 /// in progress, no answer waiting for the client to read) for `idle_limit`,
 /// checking four times per `idle_limit`: closed between 1 and 1.25 times
-/// `idle_limit` after the last activity. Starts its graceful shutdown when the
-/// server stops.
+/// `idle_limit` after the last activity. Likewise closes it once an answer has
+/// waited `write_limit` for the client to read any of it. Starts its graceful
+/// shutdown when the server stops.
 async fn watchdog(
     ctl: Arc<ConnCtl>,
-    idle_limit: Duration,
+    [idle_limit, write_limit]: [Duration; 2],
     mut stopped: tokio::sync::watch::Receiver<bool>,
 ) {
     use tokio::time::Instant;
-    let tick = (idle_limit / 4).max(Duration::from_millis(1));
+    let tick = (idle_limit.min(write_limit) / 4).max(Duration::from_millis(1));
     let mut stopping = false;
     let mut quiet = Duration::ZERO;
+    let mut stalled = Duration::ZERO;
     let (mut last, _) = ctl.activity();
     let mut checked = Instant::now();
     loop {
@@ -1029,6 +1042,16 @@ async fn watchdog(
             }
         } else {
             quiet = Duration::ZERO;
+        }
+        // The socket full now and nothing written since the last check.
+        if ctl.write_blocked.load(Ordering::Relaxed) && now[2] == last[2] {
+            stalled += at - checked;
+            if stalled >= write_limit {
+                ctl.order(STALLED);
+                return;
+            }
+        } else {
+            stalled = Duration::ZERO;
         }
         last = now;
         checked = at;

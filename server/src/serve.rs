@@ -24,6 +24,7 @@ struct Options {
     threads: Option<usize>,
     body_timeout: Duration,
     header_timeout: Duration,
+    write_timeout: Duration,
     max_connections: usize,
     ws: WsConfig,
     heads_interval: Duration,
@@ -46,6 +47,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         threads: None,
         body_timeout: Switchboard::DEFAULT_BODY_READ_TIMEOUT,
         header_timeout: ServeConfig::default().header_read_timeout,
+        write_timeout: ServeConfig::default().write_timeout,
         max_connections: ServeConfig::default().max_connections,
         ws: WsConfig::default(),
         heads_interval: Duration::from_secs(1),
@@ -105,8 +107,8 @@ fn parse(args: &[&str]) -> Result<Options, String> {
             "--threads" => o.threads = Some(number(name, &value("a number")?)?),
             "--max-connections" => o.max_connections = number(name, &value("a number")?)?,
             "--ws-max-frame-bytes" => o.ws.max_frame_bytes = number(name, &value("a number")?)?,
-            "--body-timeout" | "--header-timeout" | "--ws-ping-interval" | "--ws-idle-timeout"
-            | "--heads-interval" => {
+            "--body-timeout" | "--header-timeout" | "--write-timeout" | "--ws-ping-interval"
+            | "--ws-idle-timeout" | "--heads-interval" => {
                 let v = value("seconds")?;
                 let secs: f64 = v
                     .parse()
@@ -117,6 +119,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
                 match name {
                     "--body-timeout" => o.body_timeout = d,
                     "--header-timeout" => o.header_timeout = d,
+                    "--write-timeout" => o.write_timeout = d,
                     "--ws-ping-interval" => o.ws.ping_interval = d,
                     "--ws-idle-timeout" => o.ws.idle_timeout = d,
                     _ if d < Duration::from_millis(1) => {
@@ -357,6 +360,7 @@ fn http(o: Options) -> ExitCode {
         ));
         let config = ServeConfig {
             header_read_timeout: o.header_timeout,
+            write_timeout: o.write_timeout,
             max_connections: o.max_connections,
             ..ServeConfig::default()
         };

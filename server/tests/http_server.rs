@@ -718,3 +718,46 @@ fn idle_connections_do_not_keep_the_memory_of_large_answers() {
     assert_eq!(warm.post(SUBTRACT).json()["result"], 19);
     drop(idle);
 }
+
+#[test]
+fn a_client_that_never_reads_is_closed_by_the_write_timeout() {
+    let server = Server::start(&["--write-timeout", "1"]);
+    // Four pipelined calls with ~8 MB answers (the id is echoed): more than the
+    // socket buffers hold, and the client reads none of it.
+    let id = "x".repeat(8_000_000);
+    let call = format!(r#"{{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":"{id}"}}"#);
+    let mut c = server.connect();
+    let started = Instant::now();
+    let s = c.reader.get_mut();
+    s.set_write_timeout(Some(Duration::from_secs(20))).unwrap();
+    for _ in 0..4 {
+        // The server stops reading while its answer cannot go out, so the sends
+        // block, until the close resets them.
+        if s.write_all(&post_bytes(&call, "application/json", &[]))
+            .is_err()
+        {
+            break;
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "closed in time"
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    // Others are served meanwhile.
+    assert_eq!(server.connect().post(SUBTRACT).json()["result"], 19);
+    // The stalled connection was closed: what it reads now ends well short of the
+    // four answers (without the timeout it would get them all).
+    let mut got = 0usize;
+    let mut buf = vec![0u8; 1 << 20];
+    let ended = loop {
+        match c.reader.get_mut().read(&mut buf) {
+            Ok(0) => break true,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break true,
+            Err(e) => panic!("{e} after {got} bytes: not closed"),
+        }
+    };
+    assert!(ended);
+    assert!(got < 4 * id.len(), "{got} bytes: all the answers went out");
+}
