@@ -84,7 +84,8 @@ pub enum FramingError {
     /// [`ContentLength::MAX_HEADER_BYTES`]. Not recoverable.
     HeadersTooLarge,
     /// A header line without a `:`, or a `Content-Length` that is not a decimal number
-    /// (or two that disagree). Not recoverable.
+    /// of at most 4 294 967 295 (digits only: no sign, no spaces inside; or two that
+    /// disagree). Not recoverable.
     BadHeader,
     /// The headers ended without a `Content-Length`. Not recoverable.
     MissingContentLength,
@@ -458,6 +459,10 @@ impl ContentLength {
     }
 }
 
+/// The largest `Content-Length` read as a length (4 GiB - 1): above it the header
+/// is malformed, not a message over the limit to skip.
+const MAX_CONTENT_LENGTH: u64 = u32::MAX as u64;
+
 /// `Some(n)` for a `Content-Length: n` line, `None` for any other well-formed header.
 fn parse_header(line: &[u8]) -> Result<Option<usize>, FramingError> {
     let colon = line
@@ -473,12 +478,17 @@ fn parse_header(line: &[u8]) -> Result<Option<usize>, FramingError> {
         };
     }
     let value = value.trim_ascii();
-    if value.is_empty() || value.len() > 19 || !value.iter().all(u8::is_ascii_digit) {
+    if value.is_empty() || value.len() > 10 || !value.iter().all(u8::is_ascii_digit) {
         return Err(FramingError::BadHeader);
     }
     let n = value
         .iter()
         .fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'));
+    if n > MAX_CONTENT_LENGTH {
+        // Not a message too large to take (skipped, the stream goes on) but a broken
+        // peer: skipping it would swallow the rest of the stream.
+        return Err(FramingError::BadHeader);
+    }
     Ok(Some(usize::try_from(n).unwrap_or(usize::MAX)))
 }
 
@@ -789,6 +799,16 @@ mod tests {
                 b"Content-Length: 99999999999999999999999\r\n\r\n",
                 FramingError::BadHeader,
             ),
+            (
+                b"Content-Length: 1000000000000000000\r\n\r\n",
+                FramingError::BadHeader,
+            ),
+            (
+                b"Content-Length: 4294967296\r\n\r\n",
+                FramingError::BadHeader,
+            ),
+            (b"Content-Length: +3\r\n\r\n[1]", FramingError::BadHeader),
+            (b"Content-Length: 3 4\r\n\r\n[1]", FramingError::BadHeader),
         ];
         for (input, err) in cases {
             for chunks in [&[usize::MAX][..], &[1]] {

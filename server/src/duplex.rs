@@ -320,7 +320,13 @@ async fn read_loop<R: AsyncRead + Unpin>(
                         return Ok((messages, End::Closed));
                     }
                 }
-                Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+                Err(e) => {
+                    // Unframeable: the peer is told why before the stream ends.
+                    let mut resp = Vec::new();
+                    crate::stdio::write_framing_error(&mut resp, e);
+                    let _ = conn.send(resp).await;
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, e));
+                }
             }
         }
         log_unmatched(conn, &mut unmatched_logged_at);
@@ -334,7 +340,11 @@ async fn read_loop<R: AsyncRead + Unpin>(
             buf.drain(..start);
             start = 0;
         }
-        buf.reserve(8 << 10);
+        crate::stdio::reserve_within(
+            &mut buf,
+            8 << 10,
+            limit.saturating_add(switchboard::framing::ContentLength::MAX_HEADER_BYTES),
+        );
         tokio::select! {
             biased;
             () = &mut closed => return Ok((messages, End::Closed)),

@@ -37,6 +37,44 @@ pub fn write_too_large(out: &mut Vec<u8>, limit: usize) {
     envelope::core_error_response(out, &error);
 }
 
+/// The response to a stream that cannot be framed (a malformed or missing
+/// `Content-Length`, a header section too large), written into `out` before the
+/// stream is ended: -32700 with `data` saying why, so the peer sees more than a
+/// closed pipe.
+///
+/// ```
+/// use switchboard::framing::FramingError;
+/// let mut out = Vec::new();
+/// switchboard_server::stdio::write_framing_error(&mut out, FramingError::BadHeader);
+/// assert_eq!(out, br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":{"reason":"malformed header"}},"id":null}"#);
+/// ```
+pub fn write_framing_error(out: &mut Vec<u8>, error: FramingError) {
+    let mut data = Vec::with_capacity(48);
+    data.extend_from_slice(br#"{"reason":""#);
+    data.extend_from_slice(error.as_str().as_bytes()); // static ASCII, nothing to escape
+    data.extend_from_slice(br#""}"#);
+    envelope::error_response(out, -32700, "Parse error", Some(&data), b"null");
+}
+
+/// Grows `buf` (a stream's read buffer) for `additional` more bytes. Past 64 KiB it
+/// reserves at once all that a message may take (`limit` plus one read): address
+/// space only, the pages become memory as bytes arrive, and no later growth copies
+/// the buffer. A message over the limit is refused once `limit` is passed, so its
+/// bytes never take more than that; growing by doubling would hold twice the limit
+/// at the moment of a copy.
+pub(crate) fn reserve_within(buf: &mut Vec<u8>, additional: usize, limit: usize) {
+    let need = buf.len().saturating_add(additional);
+    if need <= buf.capacity() {
+        return;
+    }
+    let target = if need <= 64 << 10 {
+        need.max(buf.capacity().saturating_mul(2)).min(64 << 10)
+    } else {
+        limit.saturating_add(additional).saturating_add(2).max(need)
+    };
+    buf.reserve_exact(target - buf.len());
+}
+
 /// Answers newline-delimited messages from `input` on `output` until EOF.
 /// A line longer than the session's `max_message_bytes` is answered with the
 /// -32600 size error without being buffered whole (memory stays bounded).
@@ -178,11 +216,19 @@ pub fn serve<R: BufRead, W: Write>(
                     write_too_large(&mut scratch, limit);
                     write_framed(&mut output, framing, &scratch, &mut framed)?;
                 }
-                Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+                Err(e) => {
+                    scratch.clear();
+                    write_framing_error(&mut scratch, e);
+                    write_framed(&mut output, framing, &scratch, &mut framed)?;
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, e));
+                }
             }
         }
         if start == buf.len() {
             buf.clear();
+            if buf.capacity() > 64 << 10 {
+                buf.shrink_to(8 << 10); // a large message does not pin its memory
+            }
             start = 0;
         } else if start > 0 {
             buf.drain(..start);
@@ -192,8 +238,13 @@ pub fn serve<R: BufRead, W: Write>(
         if chunk.is_empty() {
             break;
         }
-        buf.extend_from_slice(chunk);
         let n = chunk.len();
+        reserve_within(
+            &mut buf,
+            n,
+            limit.saturating_add(ContentLength::MAX_HEADER_BYTES),
+        );
+        buf.extend_from_slice(chunk);
         input.consume(n);
     }
     match framer.finish(&buf)? {
@@ -245,5 +296,34 @@ mod tests {
         let mut ours = Vec::new();
         write_too_large(&mut ours, 10);
         assert_eq!(String::from_utf8(ours), String::from_utf8(core));
+    }
+
+    #[test]
+    fn a_read_buffer_grows_to_the_limit_and_one_read_only() {
+        let (limit, read) = (1_000_000, 64 << 10);
+        let mut buf = Vec::new();
+        let mut max = 0;
+        // An endless line, read by 64 KiB: refused once past the limit.
+        while buf.len() <= limit + 1 {
+            reserve_within(&mut buf, read, limit);
+            buf.resize(buf.len() + read, b'x');
+            max = max.max(buf.capacity());
+        }
+        assert!(max <= limit + 2 * read + 2, "{max}");
+        // Past 64 KiB, one reservation: no copy of what has arrived.
+        let mut grown = vec![0u8; 64 << 10];
+        reserve_within(&mut grown, read, limit);
+        let at = grown.as_ptr();
+        grown.resize(limit, 0);
+        reserve_within(&mut grown, 1, limit);
+        assert_eq!(grown.as_ptr(), at);
+        // Under the limit it still doubles (amortised), and always fits the read.
+        let mut small = vec![0u8; 10];
+        reserve_within(&mut small, 100, limit);
+        assert!(small.capacity() >= 110);
+        let mut big = Vec::with_capacity(limit + read + 2);
+        big.resize(limit + read + 2, 0);
+        reserve_within(&mut big, 5 * read, limit);
+        assert!(big.capacity() >= big.len() + 5 * read);
     }
 }

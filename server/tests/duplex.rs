@@ -411,10 +411,17 @@ async fn content_length_framing_both_ways() {
     let mut got = vec![0; want.len()];
     cr.read_exact(&mut got).await.unwrap();
     assert_eq!(String::from_utf8(got).unwrap(), want);
-    // A header section that cannot be framed ends the connection: InvalidData.
+    // A header section that cannot be framed ends the connection: InvalidData,
+    // after a -32700 telling the client why.
     cw.write_all(b"Content-Length: x\r\n\r\n").await.unwrap();
     let err = serving.await.unwrap().unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+    let mut rest = Vec::new();
+    cr.read_to_end(&mut rest).await.unwrap();
+    let want = frame(
+        r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":{"reason":"malformed header"}},"id":null}"#,
+    );
+    assert_eq!(String::from_utf8(rest).unwrap(), want);
 }
 
 #[tokio::test]

@@ -210,12 +210,45 @@ fn serve_stdio_lsp_oversized_and_broken_headers() {
         "{text}"
     );
     assert!(text.ends_with(r#""id":2}"#), "{text}");
-    // No Content-Length: the stream cannot be resynchronised: exit 1.
-    let (_, code) = run(
-        &["serve", "--stdio", "--framing", "lsp"],
-        b"Content-Type: x\r\n\r\n{}",
-    );
-    assert_eq!(code, 1);
+    // Headers that cannot be framed: the stream cannot be resynchronised. The peer
+    // gets a -32700 saying why (after the answers to what came before), then exit 1.
+    let good = b"Content-Length: 44\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"get_data\",\"id\":1}";
+    let big_header = format!("X-Pad: {}\r\n\r\n", "a".repeat(9000));
+    let cases: &[(&[u8], &str)] = &[
+        (b"Content-Type: x\r\n\r\n{}", "no Content-Length header"),
+        (b"Content-Length: -3\r\n\r\n[1]", "malformed header"),
+        (b"Content-Length: +3\r\n\r\n[1]", "malformed header"),
+        (
+            b"Content-Length: 18446744073709551616\r\n\r\n",
+            "malformed header",
+        ),
+        (
+            b"Content-Length: 1000000000000000000\r\n\r\n{}",
+            "malformed header",
+        ),
+        (
+            b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+            "malformed header",
+        ),
+        (b"Content-Length 2\r\n\r\n{}", "malformed header"),
+        (big_header.as_bytes(), "header section too large"),
+    ];
+    for (bad, why) in cases {
+        let mut input = good.to_vec();
+        input.extend_from_slice(bad);
+        input.extend_from_slice(good); // never reached
+        let (out, code) = run(&["serve", "--stdio", "--framing", "lsp"], &input);
+        assert_eq!(code, 1, "{why}");
+        let bodies = lsp_bodies(&out);
+        assert_eq!(bodies.len(), 2, "{why}: {bodies:?}");
+        assert_eq!(bodies[0]["id"], 1);
+        assert_eq!(
+            bodies[1],
+            serde_json::json!({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":{"reason":why}},"id":null}),
+            "{}",
+            String::from_utf8_lossy(bad)
+        );
+    }
     // Ended inside a message: exit 1 too.
     let (_, code) = run(
         &["serve", "--stdio", "--framing", "lsp"],
