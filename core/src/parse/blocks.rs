@@ -382,6 +382,19 @@ impl<'a, K: Kernel> Blocks<'a, K> {
                 return self.fail();
             }
         }
+        if (c.quote | c.backslash | self.escape | self.in_string) == 0 {
+            // No string in this block (numbers, literals, brackets): no
+            // escapes, interiors or control bytes to look at.
+            let after_close = self.close;
+            self.close = 0;
+            let starts = (c.op | (scalar & !follows_scalar)) & inside;
+            let errors = after_close & scalar;
+            if errors != 0 {
+                self.failed = true;
+                return Some((at, starts & ((1u64 << errors.trailing_zeros()) - 1)));
+            }
+            return Some((at, starts));
+        }
         let escaped = if (c.backslash | self.escape) == 0 {
             0
         } else {

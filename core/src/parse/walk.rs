@@ -91,6 +91,23 @@ enum Value {
     Open,
 }
 
+/// Where the walk goes on from, right after a value of a container.
+enum Step {
+    /// The container closed at this position.
+    Close(usize),
+    /// A member value opened an array or object with this byte.
+    Open(u8),
+}
+
+/// How a leaf container ([`leaf`]) ended.
+enum Leaf {
+    /// It closed: its members were all scalars.
+    Closed,
+    /// A member opened an array or object with this byte: the container is
+    /// not a leaf, and the general path goes on from that opening.
+    Nested(u8),
+}
+
 #[inline(always)]
 fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
     b: &'a [u8],
@@ -118,6 +135,8 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
         } => (0, depth, in_array, false),
     };
     'open: loop {
+        // A member value that opened an array or object, not yet walked.
+        let mut pending = None;
         if open {
             // At the array or object opening with `c`, of level `depth`.
             tick(1);
@@ -140,21 +159,14 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
                 };
                 match value::<K, NOTE>(b, s, t, v, vc, w.long)? {
                     Value::Scalar => {}
-                    Value::Open => {
-                        c = vc;
-                        // A level's kind is kept only when a level opens inside it
-                        // (none in the innermost arrays and objects: most).
-                        set_level(levels, depth, in_array);
-                        depth += 1;
-                        continue 'open;
-                    }
+                    Value::Open => pending = Some(vc),
                 }
             }
         }
         open = true;
         // Right after a value of the container at `depth`: one loop per
         // container kind, the kind a constant in each; both leave at the
-        // container's closing bracket.
+        // container's closing bracket or at a member that opens a value.
         macro_rules! after {
             ($array:literal, $close:literal) => {
                 loop {
@@ -164,15 +176,10 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
                         let (v, vc) = if $array { (v, vc) } else { key(s, t, vc)? };
                         match value::<K, NOTE>(b, s, t, v, vc, w.long)? {
                             Value::Scalar => {}
-                            Value::Open => {
-                                c = vc;
-                                set_level(levels, depth, in_array);
-                                depth += 1;
-                                continue 'open;
-                            }
+                            Value::Open => break Step::Open(vc),
                         }
                     } else if next == $close {
-                        break n;
+                        break Step::Close(n);
                     } else {
                         return None;
                     }
@@ -180,16 +187,79 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
             };
         }
         loop {
-            let n = if in_array {
-                after!(true, b']')
-            } else {
-                after!(false, b'}')
+            let step = match pending.take() {
+                Some(vc) => Step::Open(vc),
+                None if in_array => after!(true, b']'),
+                None => after!(false, b'}'),
             };
-            depth -= 1;
-            if depth < base {
-                return Some(n + 1);
+            match step {
+                Step::Close(n) => {
+                    depth -= 1;
+                    if depth < base {
+                        return Some(n + 1);
+                    }
+                    in_array = level_is_array(levels, depth);
+                }
+                Step::Open(vc) => {
+                    // Most containers hold scalars only (a point's
+                    // coordinates, a record of strings and numbers): walked
+                    // without the levels, the container at `depth` goes on
+                    // after them.
+                    if depth + 1 > max_depth {
+                        return None;
+                    }
+                    let leaf = if vc == b'[' {
+                        leaf::<K, NOTE, true>(b, s, t, w.long)?
+                    } else {
+                        leaf::<K, NOTE, false>(b, s, t, w.long)?
+                    };
+                    if let Leaf::Nested(oc) = leaf {
+                        // Inside the container opened with `vc`, at its member
+                        // that opens with `oc`.
+                        set_level(levels, depth, in_array);
+                        depth += 1;
+                        set_level(levels, depth, vc == b'[');
+                        depth += 1;
+                        c = oc;
+                        continue 'open;
+                    }
+                }
             }
-            in_array = level_is_array(levels, depth);
+        }
+    }
+}
+
+/// The members of the array (`ARRAY`) or object whose opening bracket was the
+/// last token taken, up to its closing bracket when they are all scalars, or
+/// up to the first member value that opens an array or object (that value's
+/// first token taken); `None` where the walk gives up.
+#[inline(always)]
+fn leaf<'a, K: Kernel, const NOTE: bool, const ARRAY: bool>(
+    b: &'a [u8],
+    s: &mut Blocks<'a, K>,
+    t: &mut Tokens<'a>,
+    long: &mut LongValues,
+) -> Option<Leaf> {
+    tick(1);
+    let close = close_of(ARRAY);
+    let (n, first) = t.next(s)?;
+    if first == close {
+        return Some(Leaf::Closed);
+    }
+    let (mut v, mut vc) = if ARRAY { (n, first) } else { key(s, t, first)? };
+    loop {
+        match value::<K, NOTE>(b, s, t, v, vc, long)? {
+            Value::Scalar => {}
+            Value::Open => return Some(Leaf::Nested(vc)),
+        }
+        let (_, next) = t.next(s)?;
+        if next == b',' {
+            let (n, nc) = t.next(s)?;
+            (v, vc) = if ARRAY { (n, nc) } else { key(s, t, nc)? };
+        } else if next == close {
+            return Some(Leaf::Closed);
+        } else {
+            return None;
         }
     }
 }
@@ -438,9 +508,23 @@ mod tests {
             br#"{"a":[1,2,{"b":null}],"c":"x"}"#,
             br#"{ "a" : [ 1 , 2 , { "b" : null } ] , "c" : "x\"y" }"#,
             br#"[-0.5e+3,0,1E9,-0,true,false,null,"\u00e9\/"]"#,
+            // Leaf containers, and containers that turn out not to be one
+            // after scalars (the walk goes on from their first opening).
+            br#"[[1,2],[3,[4]],{"a":1,"b":{"c":[]}},[[]],{"d":[5,{"e":6}]},[{}]]"#,
+            br#"{"a":{"b":1,"c":"x"},"d":[1,2,[3,4],5],"e":[{},[]],"f":{"g":[[0]]}}"#,
+            br#"[ [ 1 , 2 ] , [ "a" , [ null ] ] , { "k" : { } } ]"#,
         ] {
             assert_eq!(general_value_end(doc, 128), Some(doc.len()));
             check(doc, 128);
+            // At the depth limit, a leaf's level counts as the general loop's.
+            for depth in 1..6 {
+                let general = general_value_end(doc, depth);
+                for (kernel, got) in walks(doc, depth) {
+                    if got.is_some() {
+                        assert_eq!(got, general, "{kernel} at depth {depth}");
+                    }
+                }
+            }
         }
         for bad in [
             &br#"{"a" 1}"#[..],
@@ -462,6 +546,12 @@ mod tests {
             br#"[1}"#,
             b"[\"\xc3\"]",
             b"[\xef]",
+            br#"[[1,2],[3,]]"#,
+            br#"[[1,2],[3 4]]"#,
+            br#"[[1,2],[3,[4}]]"#,
+            br#"[{"a":1,"b"}]"#,
+            br#"[{"a":1,"b":[1,}]"#,
+            br#"[[1,2],{"a":1]]"#,
             br#"["abc"#,
         ] {
             assert_eq!(general_value_end(bad, 128), None);
