@@ -670,7 +670,11 @@ pub struct ServeConfig {
     /// How long open calls may take to finish after shutdown begins.
     pub shutdown_grace: Duration,
     /// Connections served at once; past it, new ones wait in the listen backlog until
-    /// one closes (memory stays bounded whatever clients do).
+    /// one closes (memory stays bounded whatever clients do). While fewer than an
+    /// eighth of the slots are free (until more than a quarter are), connections
+    /// that wait for a request, idle or sending headers slowly, are closed after
+    /// 1 s instead of `header_read_timeout`: slow-header connections cannot keep
+    /// out the clients that have a request to send.
     pub max_connections: usize,
 }
 
@@ -739,7 +743,18 @@ where
     );
     let slots = Arc::new(tokio::sync::Semaphore::new(max));
     let (stop, stopped) = tokio::sync::watch::channel(false);
+    let pressure = Arc::new(Pressure {
+        slots: slots.clone(),
+        low: max / 8,
+        high: max / 4,
+        flag: tokio::sync::watch::channel(false).0,
+    });
     loop {
+        if slots.available_permits() <= pressure.low {
+            pressure
+                .flag
+                .send_if_modified(|p| !std::mem::replace(p, true));
+        }
         let permit = tokio::select! {
             p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
             () = &mut shutdown => break,
@@ -762,6 +777,7 @@ where
                     builder.clone(),
                     [config.header_read_timeout, config.write_timeout],
                     stopped.clone(),
+                    pressure.clone(),
                     permit,
                     peer,
                 ));
@@ -787,6 +803,36 @@ where
     }
     Ok(())
 }
+
+/// Whether the connection slots run short: then connections that wait for a
+/// request (idle keep-alive ones, and those sending their headers slowly, as a
+/// slowloris attack does) are closed after [`PRESSED_IDLE`] instead of the header
+/// timeout, so that they cannot keep out the clients that have a request to send.
+struct Pressure {
+    slots: Arc<tokio::sync::Semaphore>,
+    /// Set by the accept loop when at most `low` slots are free; cleared by a
+    /// watchdog that finds more than `high` free.
+    flag: tokio::sync::watch::Sender<bool>,
+    low: usize,
+    high: usize,
+}
+
+impl Pressure {
+    /// Whether slots run short now (clearing the flag once they no longer do).
+    fn on(&self) -> bool {
+        if !*self.flag.borrow() {
+            return false;
+        }
+        if self.slots.available_permits() > self.high {
+            self.flag.send_if_modified(|p| std::mem::replace(p, false));
+            return false;
+        }
+        true
+    }
+}
+
+/// How long a connection may wait for a request while slots run short.
+const PRESSED_IDLE: Duration = Duration::from_secs(1);
 
 /// What a connection's task and its watchdog share. The counters are written by the
 /// connection's task only.
@@ -926,6 +972,7 @@ async fn connection(
     builder: hyper::server::conn::http1::Builder,
     [idle_limit, write_limit]: [Duration; 2],
     stopped: tokio::sync::watch::Receiver<bool>,
+    pressure: Arc<Pressure>,
     permit: tokio::sync::OwnedSemaphorePermit,
     peer: std::net::SocketAddr,
 ) {
@@ -940,7 +987,12 @@ async fn connection(
         write_blocked: AtomicBool::new(false),
     });
     let mut stopped_ws = stopped.clone();
-    let watchdog = tokio::spawn(watchdog(ctl.clone(), [idle_limit, write_limit], stopped));
+    let watchdog = tokio::spawn(watchdog(
+        ctl.clone(),
+        [idle_limit, write_limit],
+        stopped,
+        pressure,
+    ));
     let io = CountedIo {
         io: hyper_util::rt::TokioIo::new(stream),
         ctl: ctl.clone(),
@@ -1011,17 +1063,27 @@ async fn watchdog(
     ctl: Arc<ConnCtl>,
     [idle_limit, write_limit]: [Duration; 2],
     mut stopped: tokio::sync::watch::Receiver<bool>,
+    pressure: Arc<Pressure>,
 ) {
     use tokio::time::Instant;
-    let tick = (idle_limit.min(write_limit) / 4).max(Duration::from_millis(1));
+    let normal_tick = (idle_limit.min(write_limit) / 4).max(Duration::from_millis(1));
+    let pressed_idle = PRESSED_IDLE.min(idle_limit);
+    let pressed_tick = (pressed_idle / 4)
+        .max(Duration::from_millis(1))
+        .min(normal_tick);
+    let mut pressed = pressure.on();
+    let mut flag = pressure.flag.subscribe();
     let mut stopping = false;
     let mut quiet = Duration::ZERO;
     let mut stalled = Duration::ZERO;
     let (mut last, _) = ctl.activity();
     let mut checked = Instant::now();
     loop {
+        let tick = if pressed { pressed_tick } else { normal_tick };
         tokio::select! {
             () = tokio::time::sleep_until(checked + tick) => {}
+            // Slots ran short: check at once, and often while they do.
+            Ok(()) = flag.changed(), if !pressed => {}
             // Stopping, or the server gone (the sender dropped): shut down, and go on
             // watching (a connection still sending its request headers stays open).
             _ = stopped.wait_for(|&s| s), if !stopping => {
@@ -1032,11 +1094,13 @@ async fn watchdog(
         }
         let at = Instant::now();
         let (now, waiting) = ctl.activity();
+        pressed = pressure.on();
+        let limit = if pressed { pressed_idle } else { idle_limit };
         // Waiting now, and nothing started, finished or written since the last
         // check (so waiting then too): waiting all along.
         if waiting && now == last {
             quiet += at - checked;
-            if quiet >= idle_limit {
+            if quiet >= limit {
                 ctl.order(CLOSE);
                 return;
             }

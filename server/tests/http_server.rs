@@ -761,3 +761,48 @@ fn a_client_that_never_reads_is_closed_by_the_write_timeout() {
     assert!(ended);
     assert!(got < 4 * id.len(), "{got} bytes: all the answers went out");
 }
+
+#[test]
+fn slow_header_connections_above_the_cap_do_not_lock_clients_out() {
+    // 60 connections that send their headers a byte a second, against a cap of 40
+    // and a 30 s header timeout: with slots short, connections waiting for a request
+    // are closed after 1 s, so a client with a request is served during the attack.
+    let server = Server::start(&["--max-connections", "40", "--header-timeout", "30"]);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let attack = {
+        let (addr, stop) = (server.addr, stop.clone());
+        std::thread::spawn(move || {
+            let mut conns: Vec<Option<TcpStream>> = (0..60).map(|_| None).collect();
+            let mut reopened = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                for c in &mut conns {
+                    // One more header byte; a closed one is reopened (the attacker
+                    // keeps the pressure on).
+                    let alive = c.as_mut().is_some_and(|s| s.write_all(b"X").is_ok());
+                    if !alive {
+                        *c = TcpStream::connect(addr).ok().and_then(|mut s| {
+                            s.write_all(b"POST / HTTP/1.1\r\nX-Slow: ").ok()?;
+                            Some(s)
+                        });
+                        reopened += 1;
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            reopened
+        })
+    };
+    std::thread::sleep(Duration::from_secs(3));
+    for i in 0..5 {
+        // Waits in the backlog behind attackers, then is served (read timeout 20 s:
+        // without the pressure rule it waits out the 30 s header timeout).
+        let mut c = server.connect();
+        assert_eq!(c.post(SUBTRACT).json()["result"], 19, "client {i}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let reopened = attack.join().unwrap();
+    assert!(
+        reopened > 60,
+        "the attackers were closed and came back: {reopened}"
+    );
+}
