@@ -1,8 +1,23 @@
-//! Calls per second of this client and of jsonrpsee's HTTP client against the same
-//! switchboard HTTP server (in-process, its own runtime thread), one run, side by
-//! side: `subtract [42, 23]`, one call at a time and 32 in flight.
+//! Calls per second, and the client's CPU time per call, of this client and of
+//! jsonrpsee's `HttpClient` and `WsClient` against the same switchboard server
+//! (in-process, one runtime thread; WebSocket is `GET /` with `Upgrade` on the
+//! same listener): `subtract [42, 23]`, one call at a time and 32 in flight.
 //!
-//! `cargo run --release -p switchboard-client --example calls_per_second [SECONDS]`
+//! The server's thread is pinned to one core and the client's (one
+//! current-thread runtime: the calls, the connections' tasks, jsonrpsee's
+//! background task) to another, when there are two. The stacks take turns in
+//! each round; each row is one stack's run of SECONDS. Calls per second are
+//! bounded by the server, which both stacks share; CPU per call is the client
+//! thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`) over the calls it made.
+//!
+//! `cargo run --release -p switchboard-client --example calls_per_second [ROUNDS [SECONDS]]`
+//! [default: 3 rounds of 1 s]
+//!
+//! `... --example calls_per_second count STACK N [URL]` makes N calls one at a
+//! time with STACK (`switchboard-http`, `jsonrpsee-http`, `switchboard-ws`,
+//! `jsonrpsee-ws`) and exits: under callgrind against a server in another
+//! process (`switchboard serve`, URL `127.0.0.1:PORT`), the difference of two
+//! runs with different N gives the client's instructions per call.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,9 +28,55 @@ use switchboard_client::Client;
 use switchboard_server::demo;
 use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
 
-fn server() -> String {
+/// The CPUs this process may run on.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: an all-zero `cpu_set_t` is a valid (empty) set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a valid `cpu_set_t` of the size passed; pid 0 is this thread.
+    let rc = unsafe { libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set) };
+    if rc != 0 {
+        return Vec::new();
+    }
+    (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: `cpu` is below CPU_SETSIZE, the number of bits in `set`.
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect()
+}
+
+/// Pins the calling thread to `cpu` (quietly not, if the system refuses).
+fn pin(cpu: Option<usize>) {
+    let Some(cpu) = cpu else { return };
+    // SAFETY: an all-zero `cpu_set_t` is a valid (empty) set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `cpu` comes from `allowed_cpus`, so it is below CPU_SETSIZE.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: `set` is a valid `cpu_set_t` of the size passed; pid 0 is the calling thread.
+    let rc = unsafe { libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set) };
+    if rc != 0 {
+        eprintln!(
+            "could not pin to CPU {cpu}: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
+/// The calling thread's CPU time so far.
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// Starts the server on a thread of its own (pinned to `cpu`); its address.
+fn server(cpu: Option<usize>) -> std::net::SocketAddr {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
+        pin(cpu);
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -33,73 +94,211 @@ fn server() -> String {
             .await
         })
     });
-    format!("http://{}/", rx.recv().unwrap())
+    rx.recv().unwrap()
 }
 
-/// Calls per second of `call` run by `tasks` tasks for `secs`.
-async fn rate<F, Fut>(secs: f64, tasks: usize, call: F) -> f64
-where
-    F: Fn() -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = f64> + Send,
-{
-    let call = Arc::new(call);
+/// One client under test.
+enum Stack {
+    Ours(Client),
+    JsonrpseeHttp(jsonrpsee_http_client::HttpClient),
+    JsonrpseeWs(jsonrpsee_ws_client::WsClient),
+}
+
+impl Stack {
+    const NAMES: [&str; 4] = [
+        "switchboard-http",
+        "jsonrpsee-http",
+        "switchboard-ws",
+        "jsonrpsee-ws",
+    ];
+
+    async fn connect(name: &str, addr: &str) -> Stack {
+        match name {
+            "switchboard-http" => {
+                Stack::Ours(Client::connect(&format!("http://{addr}/")).await.unwrap())
+            }
+            "switchboard-ws" => {
+                Stack::Ours(Client::connect(&format!("ws://{addr}/")).await.unwrap())
+            }
+            "jsonrpsee-http" => Stack::JsonrpseeHttp(
+                jsonrpsee_http_client::HttpClientBuilder::default()
+                    .build(format!("http://{addr}/"))
+                    .unwrap(),
+            ),
+            "jsonrpsee-ws" => Stack::JsonrpseeWs(
+                jsonrpsee_ws_client::WsClientBuilder::default()
+                    .build(format!("ws://{addr}/"))
+                    .await
+                    .unwrap(),
+            ),
+            other => panic!("unknown stack {other:?}: one of {:?}", Stack::NAMES),
+        }
+    }
+
+    async fn call(&self) -> f64 {
+        match self {
+            Stack::Ours(c) => c.request::<_, f64>("subtract", &[42, 23]).await.unwrap(),
+            Stack::JsonrpseeHttp(c) => c
+                .request::<f64, _>("subtract", rpc_params![42, 23])
+                .await
+                .unwrap(),
+            Stack::JsonrpseeWs(c) => c
+                .request::<f64, _>("subtract", rpc_params![42, 23])
+                .await
+                .unwrap(),
+        }
+    }
+}
+
+/// One run: calls per second, and the client thread's CPU time per call.
+struct Run {
+    rate: f64,
+    cpu_per_call: Duration,
+}
+
+/// `stack` called by `tasks` tasks for `secs` (on the current-thread runtime
+/// of the calling thread, whose CPU time is all the client's).
+async fn run(stack: &Arc<Stack>, tasks: usize, secs: f64) -> Run {
     let until = Instant::now() + Duration::from_secs_f64(secs);
+    let cpu = thread_cpu();
     let start = Instant::now();
     let handles: Vec<_> = (0..tasks)
         .map(|_| {
-            let call = call.clone();
+            let stack = stack.clone();
             tokio::spawn(async move {
                 let mut n = 0u64;
                 while Instant::now() < until {
-                    assert_eq!(call().await, 19.0);
+                    assert_eq!(stack.call().await, 19.0);
                     n += 1;
                 }
                 n
             })
         })
         .collect();
-    let mut total = 0;
+    let mut calls = 0;
     for h in handles {
-        total += h.await.unwrap();
+        calls += h.await.unwrap();
     }
-    total as f64 / start.elapsed().as_secs_f64()
+    let elapsed = start.elapsed();
+    let cpu = thread_cpu() - cpu;
+    Run {
+        rate: calls as f64 / elapsed.as_secs_f64(),
+        cpu_per_call: cpu / calls.max(1) as u32,
+    }
 }
 
-fn main() {
-    let secs: f64 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3.0);
-    let url = server();
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// `count STACK N [URL]`: N calls, one at a time.
+fn count(args: &[String]) {
+    let [name, n, rest @ ..] = args else {
+        panic!("usage: calls_per_second count STACK N [HOST:PORT]");
+    };
+    let n: u64 = n.parse().expect("N: a number of calls");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
+    let addr = match rest.first() {
+        Some(a) => a.clone(),
+        None => server(None).to_string(),
+    };
     rt.block_on(async {
-        let ours = Client::connect(&url).await.unwrap();
-        let theirs = Arc::new(
-            jsonrpsee_http_client::HttpClientBuilder::default()
-                .build(&url)
-                .unwrap(),
-        );
-        println!("client, HTTP, subtract [42, 23], {secs} s each, server: switchboard serve_with in-process");
-        for tasks in [1, 32] {
-            let c = ours.clone();
-            let a = rate(secs, tasks, move || {
-                let c = c.clone();
-                async move { c.request::<_, f64>("subtract", &[42, 23]).await.unwrap() }
-            })
-            .await;
-            let t = theirs.clone();
-            let b = rate(secs, tasks, move || {
-                let t = t.clone();
-                async move { t.request::<f64, _>("subtract", rpc_params![42, 23]).await.unwrap() }
-            })
-            .await;
-            println!(
-                "{tasks:>2} in flight: switchboard-client {a:>9.0} calls/s, jsonrpsee HttpClient {b:>9.0} calls/s, ratio {:.2}x",
-                a / b
-            );
+        let stack = Stack::connect(name, &addr).await;
+        for _ in 0..n {
+            assert_eq!(stack.call().await, 19.0);
+        }
+    });
+    println!("{name}: {n} calls");
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("count") {
+        return count(&args[1..]);
+    }
+    let rounds: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(3);
+    let secs: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    let cpus = allowed_cpus();
+    let (server_cpu, client_cpu) = match cpus.as_slice() {
+        [a, b, ..] => (Some(*a), Some(*b)),
+        _ => (None, None),
+    };
+    let addr = server(server_cpu).to_string();
+    pin(client_cpu);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    println!(
+        "subtract [42, 23], {rounds} rounds of {secs} s per row, server: switchboard serve_with in-process \
+         (CPU {server_cpu:?}), client: one current-thread runtime (CPU {client_cpu:?})"
+    );
+    rt.block_on(async {
+        let mut stacks = Vec::new();
+        for name in Stack::NAMES {
+            stacks.push((name, Arc::new(Stack::connect(name, &addr).await)));
+        }
+        // Warm up: connections open, allocator and caches warm.
+        for (_, s) in &stacks {
+            run(s, 32, 0.2).await;
+        }
+        // results[tasks][stack]: the runs, one per round.
+        let in_flight = [1usize, 32];
+        let mut results: Vec<Vec<Vec<Run>>> = in_flight
+            .iter()
+            .map(|_| stacks.iter().map(|_| Vec::new()).collect())
+            .collect();
+        for round in 1..=rounds {
+            for (t, &tasks) in in_flight.iter().enumerate() {
+                for (s, (name, stack)) in stacks.iter().enumerate() {
+                    let r = run(stack, tasks, secs).await;
+                    println!(
+                        "round {round}, {tasks:>2} in flight, {name:<16} {:>8.0} calls/s {:>6.2} us client CPU/call",
+                        r.rate,
+                        us(r.cpu_per_call)
+                    );
+                    results[t][s].push(r);
+                }
+            }
+        }
+        println!("medians of {rounds} rounds (ratio: switchboard-client over jsonrpsee; per-round ratios in brackets):");
+        for (t, &tasks) in in_flight.iter().enumerate() {
+            for (transport, ours, theirs) in [("HTTP", 0, 1), ("WS  ", 2, 3)] {
+                let (a, b) = (&results[t][ours], &results[t][theirs]);
+                let rate = |v: &[Run]| median(v.iter().map(|r| r.rate).collect());
+                let cpu = |v: &[Run]| median(v.iter().map(|r| us(r.cpu_per_call)).collect());
+                let rate_ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| x.rate / y.rate).collect();
+                let cpu_ratios: Vec<f64> = a
+                    .iter()
+                    .zip(b)
+                    .map(|(x, y)| y.cpu_per_call.as_secs_f64() / x.cpu_per_call.as_secs_f64())
+                    .collect();
+                let range = |v: &[f64]| {
+                    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+                    let hi = v.iter().copied().fold(0.0, f64::max);
+                    format!("{lo:.2}-{hi:.2}")
+                };
+                println!(
+                    "{tasks:>2} in flight, {transport}: switchboard-client {:>8.0} calls/s {:>6.2} us CPU/call, \
+                     jsonrpsee {:>8.0} calls/s {:>6.2} us CPU/call: calls/s {:.2}x [{}], CPU/call {:.2}x fewer [{}]",
+                    rate(a),
+                    cpu(a),
+                    rate(b),
+                    cpu(b),
+                    rate(a) / rate(b),
+                    range(&rate_ratios),
+                    cpu(b) / cpu(a),
+                    range(&cpu_ratios),
+                );
+            }
         }
     });
 }
