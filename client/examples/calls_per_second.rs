@@ -7,8 +7,10 @@
 //! current-thread runtime: the calls, the connections' tasks, jsonrpsee's
 //! background task) to another, when there are two. The stacks take turns in
 //! each round; each row is one stack's run of SECONDS. Calls per second are
-//! bounded by the server, which both stacks share; CPU per call is the client
-//! thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`) over the calls it made.
+//! bounded by the server, which both stacks share; CPU per call is the
+//! client's CPU time over the calls it made: the process's
+//! (`CLOCK_PROCESS_CPUTIME_ID`) less the server thread's, so that a thread a
+//! client starts counts too.
 //!
 //! `cargo run --release -p switchboard-client --example calls_per_second [ROUNDS [SECONDS]]`
 //! [default: 3 rounds of 1 s]
@@ -60,30 +62,49 @@ fn pin(cpu: Option<usize>) {
     }
 }
 
-/// The calling thread's CPU time so far.
-fn thread_cpu() -> Duration {
+/// The CPU time so far of `clock` (a CPU-time clock).
+fn cpu(clock: libc::clockid_t) -> Duration {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `t` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    let rc = unsafe { libc::clock_gettime(clock, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime({clock})");
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
-/// Starts the server on a thread of its own (pinned to `cpu`); its address.
-fn server(cpu: Option<usize>) -> std::net::SocketAddr {
+/// The calling thread's CPU-time clock.
+fn this_thread_clock() -> libc::clockid_t {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: `pthread_self` is the calling thread, alive; `clock` is writable.
+    let rc = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) };
+    assert_eq!(rc, 0, "pthread_getcpuclockid");
+    clock
+}
+
+/// The client's CPU time so far: the whole process's less the server thread's
+/// (`server`, its clock), so that threads a client starts count too
+/// (jsonrpsee's `WsClient` times each request with `futures-timer`, whose
+/// thread is woken per request).
+fn client_cpu(server: libc::clockid_t) -> Duration {
+    cpu(libc::CLOCK_PROCESS_CPUTIME_ID).saturating_sub(cpu(server))
+}
+
+/// Starts the server on a thread of its own (pinned to `cpu`); its address
+/// and the thread's CPU-time clock.
+fn server(cpu: Option<usize>) -> (std::net::SocketAddr, libc::clockid_t) {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         pin(cpu);
+        let clock = this_thread_clock();
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            tx.send(listener.local_addr().unwrap()).unwrap();
+            tx.send((listener.local_addr().unwrap(), clock)).unwrap();
             let svc = Switchboard::new(demo::router());
             serve_with(
                 listener,
@@ -150,17 +171,17 @@ impl Stack {
     }
 }
 
-/// One run: calls per second, and the client thread's CPU time per call.
+/// One run: calls per second, and the client's CPU time per call.
 struct Run {
     rate: f64,
     cpu_per_call: Duration,
 }
 
 /// `stack` called by `tasks` tasks for `secs` (on the current-thread runtime
-/// of the calling thread, whose CPU time is all the client's).
-async fn run(stack: &Arc<Stack>, tasks: usize, secs: f64) -> Run {
+/// of the calling thread; `server` is the server thread's clock).
+async fn run(stack: &Arc<Stack>, tasks: usize, secs: f64, server: libc::clockid_t) -> Run {
     let until = Instant::now() + Duration::from_secs_f64(secs);
-    let cpu = thread_cpu();
+    let cpu = client_cpu(server);
     let start = Instant::now();
     let handles: Vec<_> = (0..tasks)
         .map(|_| {
@@ -180,7 +201,7 @@ async fn run(stack: &Arc<Stack>, tasks: usize, secs: f64) -> Run {
         calls += h.await.unwrap();
     }
     let elapsed = start.elapsed();
-    let cpu = thread_cpu() - cpu;
+    let cpu = client_cpu(server).saturating_sub(cpu);
     Run {
         rate: calls as f64 / elapsed.as_secs_f64(),
         cpu_per_call: cpu / calls.max(1) as u32,
@@ -208,7 +229,7 @@ fn count(args: &[String]) {
         .unwrap();
     let addr = match rest.first() {
         Some(a) => a.clone(),
-        None => server(None).to_string(),
+        None => server(None).0.to_string(),
     };
     rt.block_on(async {
         let stack = Stack::connect(name, &addr).await;
@@ -231,7 +252,8 @@ fn main() {
         [a, b, ..] => (Some(*a), Some(*b)),
         _ => (None, None),
     };
-    let addr = server(server_cpu).to_string();
+    let (addr, server_clock) = server(server_cpu);
+    let addr = addr.to_string();
     pin(client_cpu);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -248,7 +270,7 @@ fn main() {
         }
         // Warm up: connections open, allocator and caches warm.
         for (_, s) in &stacks {
-            run(s, 32, 0.2).await;
+            run(s, 32, 0.2, server_clock).await;
         }
         // results[tasks][stack]: the runs, one per round.
         let in_flight = [1usize, 32];
@@ -259,7 +281,7 @@ fn main() {
         for round in 1..=rounds {
             for (t, &tasks) in in_flight.iter().enumerate() {
                 for (s, (name, stack)) in stacks.iter().enumerate() {
-                    let r = run(stack, tasks, secs).await;
+                    let r = run(stack, tasks, secs, server_clock).await;
                     println!(
                         "round {round}, {tasks:>2} in flight, {name:<16} {:>8.0} calls/s {:>6.2} us client CPU/call",
                         r.rate,
