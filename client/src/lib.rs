@@ -29,9 +29,10 @@
 //! # Ok(()) }
 //! ```
 //!
-//! HTTP is hyper's pooled keep-alive client (`http://` only: no TLS); WebSocket
-//! (`ws://`) is one connection per [`Client`], its answers read by a task of
-//! its own.
+//! HTTP is keep-alive HTTP/1.1 connections (hyper's `client::conn::http1`) in
+//! a small pool of the client's own, one per call in flight, idle ones reused
+//! (`http://` only: no TLS); WebSocket (`ws://`) is one connection per
+//! [`Client`], its answers read by a task of its own.
 
 mod batch;
 mod error;

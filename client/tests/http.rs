@@ -192,3 +192,60 @@ async fn an_answer_larger_than_the_limit_is_refused() {
         "{e}"
     );
 }
+
+#[tokio::test]
+async fn connections_the_server_closed_or_a_timeout_broke_are_not_reused() {
+    // The server closes connections idle past 100 ms.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = ServeConfig {
+        header_read_timeout: Duration::from_millis(100),
+        ..ServeConfig::default()
+    };
+    tokio::spawn(serve_with(
+        listener,
+        Switchboard::new(router()),
+        config,
+        std::future::pending(),
+    ));
+    let client = Client::builder()
+        .timeout(Some(Duration::from_secs(5)))
+        .connect(&format!("http://{addr}/"))
+        .await
+        .unwrap();
+    let calls = (0..8).map(|i| {
+        let c = client.clone();
+        tokio::spawn(async move { c.request::<_, f64>("subtract", &[i, 1]).await })
+    });
+    for h in calls {
+        h.await.unwrap().unwrap();
+    }
+    // Every idle connection is closed by now: the calls open new ones.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    for i in 0..3 {
+        assert_eq!(
+            client.request::<_, f64>("subtract", &[i, 1]).await.unwrap(),
+            i as f64 - 1.0
+        );
+    }
+    // A call that timed out leaves its connection half used: it is dropped,
+    // and the next call does not read the stale answer.
+    let e = client
+        .request_raw_with_timeout("never", &(), Some(Duration::from_millis(20)))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, Error::Timeout), "{e}");
+    assert_eq!(
+        client.request::<_, f64>("subtract", &[5, 1]).await.unwrap(),
+        4.0
+    );
+    let mut b = BatchRequest::new();
+    b.request("sum", &[1, 2]).unwrap();
+    assert_eq!(
+        client.batch(&b).await.unwrap()[0]
+            .as_ref()
+            .unwrap()
+            .as_str(),
+        "3"
+    );
+}
