@@ -772,14 +772,13 @@ where
                 };
                 let _ = stream.set_nodelay(true);
                 tokio::spawn(connection(
-                    stream,
+                    (stream, peer),
                     service.connection_with_upgrades(),
                     builder.clone(),
                     [config.header_read_timeout, config.write_timeout],
                     stopped.clone(),
                     pressure.clone(),
                     permit,
-                    peer,
                 ));
             }
             () = &mut shutdown => break,
@@ -967,14 +966,13 @@ impl<T: hyper::rt::Write + Unpin> hyper::rt::Write for CountedIo<T> {
 
 /// One connection's task: hyper's HTTP/1.1 connection, steered by its watchdog.
 async fn connection(
-    stream: tokio::net::TcpStream,
+    (stream, peer): (tokio::net::TcpStream, std::net::SocketAddr),
     (service, upgrades): (Switchboard, UpgradeSlot),
     builder: hyper::server::conn::http1::Builder,
     [idle_limit, write_limit]: [Duration; 2],
     stopped: tokio::sync::watch::Receiver<bool>,
     pressure: Arc<Pressure>,
     permit: tokio::sync::OwnedSemaphorePermit,
-    peer: std::net::SocketAddr,
 ) {
     // This task's waker, for the watchdog, taken before the watchdog exists.
     let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;

@@ -321,8 +321,7 @@ mod tests {
         let mut small = vec![0u8; 10];
         reserve_within(&mut small, 100, limit);
         assert!(small.capacity() >= 110);
-        let mut big = Vec::with_capacity(limit + read + 2);
-        big.resize(limit + read + 2, 0);
+        let mut big = vec![0u8; limit + read + 2];
         reserve_within(&mut big, 5 * read, limit);
         assert!(big.capacity() >= big.len() + 5 * read);
     }
