@@ -135,6 +135,10 @@ pub struct DuplexConfig {
     /// How long the calls still running at the end are awaited before they are
     /// cancelled.
     pub drain_timeout: Duration,
+    /// How long a write may wait for the client to take any of it (a client that
+    /// sends and never reads); past it the connection ends as on a write error, so
+    /// its queue and calls are not held for ever.
+    pub write_timeout: Duration,
 }
 
 impl Default for DuplexConfig {
@@ -144,6 +148,7 @@ impl Default for DuplexConfig {
             max_in_flight: 64,
             connection: ConnectionConfig::new(),
             drain_timeout: Duration::from_secs(5),
+            write_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -222,10 +227,10 @@ impl Duplex {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        let framing = self.config.framing;
+        let (framing, limit) = (self.config.framing, self.config.write_timeout);
         self.drive(
             async move |d: &mut Dispatcher<'_>| read_loop(d, reader, framing).await,
-            async move |out: &Outgoing| write_loop(out, writer, framing).await,
+            async move |out: &Outgoing| write_loop(out, writer, framing, limit).await,
         )
         .await
     }
@@ -483,6 +488,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     outgoing: &Outgoing,
     mut writer: W,
     framing: Framing,
+    limit: Duration,
 ) -> io::Result<()> {
     let mut frame = Vec::with_capacity(8 << 10);
     while let Some(msg) = outgoing.recv().await {
@@ -494,15 +500,51 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             };
             encode(framing, &more, &mut frame);
         }
-        writer.write_all(&frame).await?;
-        writer.flush().await?;
+        write_all_within(&mut writer, &frame, limit).await?;
         if frame.capacity() > 2 * WRITE_CHUNK {
             frame = Vec::with_capacity(8 << 10); // nor does a large answer, once written
         }
     }
-    writer.flush().await?;
-    let _ = writer.shutdown().await;
+    within(limit, writer.flush()).await?;
+    let _ = within(limit, writer.shutdown()).await;
     Ok(())
+}
+
+/// Runs `io`, failing with `TimedOut` if it is still pending after `limit`. The
+/// timer is armed only when `io` does not complete at its first poll (a write to
+/// a socket with room never pays for one).
+pub(crate) async fn within<T>(
+    limit: Duration,
+    io: impl Future<Output = io::Result<T>>,
+) -> io::Result<T> {
+    let mut io = pin!(io);
+    if let Poll::Ready(r) = poll_fn(|cx| Poll::Ready(io.as_mut().poll(cx))).await {
+        return r;
+    }
+    tokio::time::timeout(limit, io).await.unwrap_or_else(|_| {
+        Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "the client read nothing within the write timeout",
+        ))
+    })
+}
+
+/// Writes and flushes all of `buf`, failing with `TimedOut` when the client takes
+/// none of it for `limit` (a slow client that reads goes on: each write that makes
+/// progress restarts the clock).
+pub(crate) async fn write_all_within<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    mut buf: &[u8],
+    limit: Duration,
+) -> io::Result<()> {
+    while !buf.is_empty() {
+        let n = within(limit, writer.write(buf)).await?;
+        if n == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        buf = &buf[n..];
+    }
+    within(limit, writer.flush()).await
 }
 
 /// Fails the requests to the client that are not answered in time, until the

@@ -31,7 +31,8 @@ Usage:
       --header-timeout SECS      time to send request headers, idle keep-alive
                                  connections included, else closed [default: 30]
       --write-timeout SECS       time an answer may wait for the client to read
-                                 any of it, else closed [default: 30]
+                                 any of it, else closed (HTTP, WebSocket, --unix)
+                                 [default: 30]
       --ws-ping-interval SECS    WebSocket (GET / with Upgrade: websocket): ping
                                  after this much silence [default: 30]
       --ws-idle-timeout SECS     close a silent WebSocket (1000) [default: 90]

@@ -119,7 +119,10 @@ fn parse(args: &[&str]) -> Result<Options, String> {
                 match name {
                     "--body-timeout" => o.body_timeout = d,
                     "--header-timeout" => o.header_timeout = d,
-                    "--write-timeout" => o.write_timeout = d,
+                    "--write-timeout" => {
+                        o.write_timeout = d;
+                        o.ws.duplex.write_timeout = d;
+                    }
                     "--ws-ping-interval" => o.ws.ping_interval = d,
                     "--ws-idle-timeout" => o.ws.idle_timeout = d,
                     _ if d < Duration::from_millis(1) => {
@@ -193,6 +196,7 @@ fn duplex(o: Options) -> ExitCode {
     };
     let config = DuplexConfig {
         framing: o.framing,
+        write_timeout: o.write_timeout,
         ..DuplexConfig::default()
     };
     let router = router(&o);

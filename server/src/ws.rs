@@ -221,7 +221,9 @@ where
                 };
                 Ok((messages.load(Ordering::Relaxed), end))
             },
-            async move |out: &Outgoing| write_loop(out, write, ctl).await,
+            async move |out: &Outgoing| {
+                write_loop(out, write, ctl, config.duplex.write_timeout).await
+            },
         )
         .await
 }
@@ -421,6 +423,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     outgoing: &Outgoing,
     mut writer: W,
     ctl: &Controls,
+    limit: Duration,
 ) -> io::Result<()> {
     // Allocated at the first write (an idle socket holds none), kept while small.
     let mut buf = Vec::new();
@@ -448,8 +451,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             }
         }
         if !buf.is_empty() {
-            writer.write_all(&buf).await?;
-            writer.flush().await?;
+            crate::duplex::write_all_within(&mut writer, &buf, limit).await?;
         }
     }
     buf.clear();
@@ -457,9 +459,8 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     let mut payload = code.to_be_bytes().to_vec();
     payload.extend_from_slice(reason.as_bytes());
     frame(0x8, &payload, &mut buf);
-    // The client may be gone already: the close is a courtesy.
-    let _ = writer.write_all(&buf).await;
-    let _ = writer.flush().await;
-    let _ = writer.shutdown().await;
+    // The client may be gone already, or not reading: the close is a courtesy.
+    let _ = crate::duplex::write_all_within(&mut writer, &buf, limit).await;
+    let _ = crate::duplex::within(limit, writer.shutdown()).await;
     Ok(())
 }

@@ -465,3 +465,35 @@ async fn http_handlers_see_an_answer_only_connection() {
     assert!(full.can_push());
     assert_ne!(conn.id(), full.id());
 }
+
+#[tokio::test]
+async fn a_client_that_never_reads_is_ended_by_the_write_timeout() {
+    // The client keeps its end open, sends calls and reads nothing: once the pipe
+    // and the queue are full, no write makes progress, and after the write timeout
+    // the connection ends (TimedOut), its calls and queue let go.
+    let mut config = DuplexConfig {
+        write_timeout: Duration::from_millis(300),
+        ..DuplexConfig::default()
+    };
+    config.connection.queue_capacity(4);
+    let gate = Arc::new(Semaphore::new(0));
+    let (client, server) = tokio::io::duplex(256);
+    let (r, w) = tokio::io::split(server);
+    let serving = tokio::spawn(Duplex::new(router(gate), config).serve(r, w));
+    let (_cr, mut cw) = tokio::io::split(client); // `_cr` kept open, never read
+    let writer = tokio::spawn(async move {
+        for id in 0..100_000u64 {
+            let line = format!("{}\n", req("ping", id));
+            if cw.write_all(line.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+    });
+    let result = tokio::time::timeout(Duration::from_secs(10), serving)
+        .await
+        .expect("the driver ends while the client is still there")
+        .unwrap();
+    let err = result.unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::TimedOut, "{err}");
+    writer.abort();
+}

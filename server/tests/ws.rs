@@ -551,3 +551,39 @@ async fn a_disconnect_fails_the_pending_request_to_the_client() {
     c.text(r#"{"jsonrpc":"2.0","method":"nope","id":2}"#).await;
     assert!(c.message().await.contains("-32601"));
 }
+
+#[tokio::test]
+async fn a_client_that_never_reads_is_closed_by_the_write_timeout() {
+    // Over an in-memory pipe of 256 bytes: the client sends calls and reads
+    // nothing; once the pipe and the queue are full, after the write timeout the
+    // server ends the connection instead of holding it for ever.
+    let mut ws = WsConfig::default();
+    ws.duplex.write_timeout = Duration::from_millis(300);
+    ws.duplex.connection.queue_capacity(4);
+    let (client, server) = tokio::io::duplex(256);
+    let serving = tokio::spawn(switchboard_server::ws::serve(
+        router(),
+        ws,
+        server,
+        std::future::pending(),
+    ));
+    let (_cr, mut cw) = tokio::io::split(client); // `_cr` kept open, never read
+    let call = br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
+    let writer = tokio::spawn(async move {
+        for _ in 0..100_000 {
+            if cw.write_all(&encode(0x1, true, call)).await.is_err() {
+                break;
+            }
+        }
+    });
+    let result = tokio::time::timeout(Duration::from_secs(10), serving)
+        .await
+        .expect("the connection ends while the client is still there")
+        .unwrap();
+    assert_eq!(
+        result.unwrap_err().kind(),
+        std::io::ErrorKind::TimedOut,
+        "ended by the write timeout"
+    );
+    writer.abort();
+}
