@@ -475,25 +475,52 @@ def big_body(srv, chunked, total=100_000_000):
         answer = "no answer in 10 s"
     finally:
         s.close()
-    return f"{answer} after {sent / 1e6:.1f} MB sent"
+    return answer, sent / 1e6
+
+
+def repeated(once):
+    """Run `once(srv)` again and again for FAULTS_HOLD seconds; tally the outcomes."""
+    def attack(srv):
+        tally = {}
+        t_end = time.monotonic() + HOLD
+        rounds = 0
+        sent = {}
+        while time.monotonic() < t_end:
+            o = once(srv)
+            if isinstance(o, tuple):
+                o, mbs = o
+                lo, hi = sent.get(o, (mbs, mbs))
+                sent[o] = (min(lo, mbs), max(hi, mbs))
+            tally[o] = tally.get(o, 0) + 1
+            rounds += 1
+
+        def fmt(o):
+            if o not in sent:
+                return o
+            return f"{o} after {sent[o][0]:.1f}-{sent[o][1]:.1f} MB sent"
+        return f"{rounds} rounds in {HOLD:g} s: " + "; ".join(
+            f"{fmt(o)} ×{c}" for o, c in tally.items())
+    return attack
 
 
 def sc_body_cl(kind):
-    return run_attack(kind, [], lambda srv: "100 MB Content-Length: " + big_body(srv, False))
+    return run_attack(kind, [], repeated(
+        lambda srv: big_body(srv, False)))
 
 
 def sc_body_chunked(kind):
-    return run_attack(kind, [], lambda srv: "100 MB chunked: " + big_body(srv, True))
+    return run_attack(kind, [], repeated(
+        lambda srv: big_body(srv, True)))
 
 
 def sc_big_headers(kind):
-    def attack(srv):
+    def once(srv):
         h1 = b"X-Big: " + b"a" * (1 << 20) + b"\r\n"
         a, _ = one_shot(srv.addr, post(SUBTRACT, h1), 10)
         h2 = b"".join(b"X-H%d: v\r\n" % i for i in range(10_000))
         b, _ = one_shot(srv.addr, post(SUBTRACT, h2), 10)
-        return f"1 MB header: {a}; 10 000 headers: {b}"
-    return run_attack(kind, [], attack)
+        return f"1 MB header: {a}, 10 000 headers: {b}"
+    return run_attack(kind, [], repeated(once))
 
 
 TLS_HELLO = bytes.fromhex(
