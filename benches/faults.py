@@ -111,6 +111,13 @@ class Server:
 
 # ---------------------------------------------------------------- HTTP helpers
 
+def readable(s, timeout):
+    """select() for one socket or file, with poll (no FD_SETSIZE limit)."""
+    p = select.poll()
+    p.register(s, select.POLLIN | select.POLLERR | select.POLLHUP)
+    return bool(p.poll(timeout * 1000))
+
+
 def connect(addr, timeout=5.0):
     s = socket.create_connection(addr, timeout=timeout)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -304,8 +311,7 @@ def still_open(socks):
     openc = 0
     for s in socks:
         try:
-            r, _, _ = select.select([s], [], [], 0)
-            if not r:
+            if not readable(s, 0):
                 openc += 1
                 continue
             s.setblocking(False)
@@ -450,8 +456,7 @@ def big_body(srv, chunked, total=100_000_000):
     t0 = time.monotonic()
     try:
         while sent < total and time.monotonic() - t0 < 30:
-            r, _, _ = select.select([s], [], [], 0)
-            if r:
+            if readable(s, 0):
                 break
             chunk = piece[:min(len(piece), total - sent)]
             if chunked:
@@ -561,7 +566,7 @@ def sc_malformed(kind):
             s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                       b"Expect: 100-continue\r\nContent-Length: "
                       + str(len(SUBTRACT)).encode() + b"\r\n\r\n")
-            r, _, _ = select.select([s], [], [], 1.0)
+            r = readable(s, 1.0)
             got100 = False
             rest = b""
             if r:
@@ -916,7 +921,7 @@ def sc_stdio_lsp(kind):
         t0 = time.monotonic()
         out = b""
         while time.monotonic() - t0 < 3:
-            r, _, _ = select.select([p.stdout], [], [], 0.2)
+            r = readable(p.stdout, 0.2)
             if r:
                 c = os.read(p.stdout.fileno(), 65536)
                 if not c:
