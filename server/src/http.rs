@@ -1034,7 +1034,9 @@ async fn connection(
         let stop = async move {
             let _ = stopped_ws.wait_for(|&s| s).await;
         };
-        serve_upgraded(router, config, socket, stop).await;
+        // Boxed: inline, the WebSocket driver's state would be part of every HTTP
+        // connection's task (9.3 KB, copied in at spawn, so resident), upgraded or not.
+        Box::pin(serve_upgraded(router, config, socket, stop)).await;
         drop(permit);
         return;
     }
