@@ -109,6 +109,19 @@ impl Http {
         Ok(conn)
     }
 
+    /// Sends `req` on a new connection.
+    async fn send_fresh(
+        &self,
+        req: Request<Full<Bytes>>,
+    ) -> Result<(Conn, hyper::Response<hyper::body::Incoming>), Error> {
+        let mut conn = self.open().await?;
+        let resp = conn
+            .send_request(req)
+            .await
+            .map_err(|e| Error::Transport(describe(&e)))?;
+        Ok((conn, resp))
+    }
+
     /// Keeps `conn` for the next call (if there is room).
     fn put_back(&self, conn: Conn) {
         let mut idle = self.idle();
@@ -137,25 +150,11 @@ impl Http {
                 Ok(resp) => (conn, resp),
                 // Not sent at all (closed while idle): once more on a fresh one.
                 Err(mut e) => match e.take_message() {
-                    Some(req) => {
-                        let mut conn = self.open().await?;
-                        let resp = conn
-                            .send_request(req)
-                            .await
-                            .map_err(|e| Error::Transport(describe(&e)))?;
-                        (conn, resp)
-                    }
+                    Some(req) => self.send_fresh(req).await?,
                     None => return Err(Error::Transport(describe(e.error()))),
                 },
             },
-            None => {
-                let mut conn = self.open().await?;
-                let resp = conn
-                    .send_request(req)
-                    .await
-                    .map_err(|e| Error::Transport(describe(&e)))?;
-                (conn, resp)
-            }
+            None => self.send_fresh(req).await?,
         };
         let status = resp.status();
         if status == StatusCode::NO_CONTENT {
