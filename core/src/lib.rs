@@ -59,8 +59,12 @@
 //! shape, for transports and users alike.
 //!
 //! ## Features
-//! None yet. Build with `RUSTFLAGS="--cfg switchboard_disable_simd"` to force the
-//! scalar kernels.
+//! - `schemars`: `RouterBuilder::describe` and `RouterBuilder::typed_described`,
+//!   OpenRPC descriptions for `rpc.discover` derived from the params' and
+//!   result's types.
+//!
+//! Build with `RUSTFLAGS="--cfg switchboard_disable_simd"` to force the scalar
+//! kernels.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -79,7 +83,8 @@ mod unescape;
 pub(crate) mod write;
 
 pub use dispatch::async_call::OwnedCall;
-pub use dispatch::handler::{Call, ResultWriter, RpcError};
+pub use dispatch::handler::{Call, ResultExt, ResultWriter, RpcError};
+pub use dispatch::middleware;
 pub use dispatch::router::{BuildError, Router, RouterBuilder};
 pub use dispatch::session::{Handled, RunningCalls, Session};
 pub use dispatch::typed::{BorrowedParams, Owned};

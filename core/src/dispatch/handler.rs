@@ -107,11 +107,49 @@ impl RpcError {
         }
     }
 
-    /// Adds `data`, serialized to JSON (`null` if it cannot be serialized).
-    pub fn with_data<T: Serialize + ?Sized>(mut self, data: &T) -> Self {
-        let json = serde_json::to_string(data).unwrap_or_else(|_| "null".into());
-        self.data = Some(Cow::Owned(json));
-        self
+    /// Adds `data`, serialized to JSON. If `data` cannot be serialized (a map
+    /// with non-string keys, a `Serialize` impl that fails), `data` says so
+    /// instead: `{"reason":"the error data could not be serialized","detail":…}`;
+    /// [`RpcError::try_with_data`] hands the failure back instead.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use switchboard::RpcError;
+    /// let e = RpcError::new(42, "insufficient funds").with_data(&serde_json::json!({"missing": 5}));
+    /// assert_eq!(e.data_json(), Some(r#"{"missing":5}"#));
+    /// // JSON object keys must be strings: this map cannot be written.
+    /// let bad: BTreeMap<(u8, u8), u8> = BTreeMap::from([((1, 2), 3)]);
+    /// let e = RpcError::new(42, "insufficient funds").with_data(&bad);
+    /// let data: serde_json::Value = serde_json::from_str(e.data_json().unwrap()).unwrap();
+    /// assert_eq!(data["reason"], "the error data could not be serialized");
+    /// assert!(RpcError::new(42, "x").try_with_data(&bad).is_err());
+    /// ```
+    pub fn with_data<T: Serialize + ?Sized>(self, data: &T) -> Self {
+        match serde_json::to_string(data) {
+            Ok(json) => RpcError {
+                data: Some(Cow::Owned(json)),
+                ..self
+            },
+            Err(e) => {
+                let why = serde_json::json!({
+                    "reason": "the error data could not be serialized",
+                    "detail": e.to_string(),
+                });
+                RpcError {
+                    data: Some(Cow::Owned(why.to_string())),
+                    ..self
+                }
+            }
+        }
+    }
+
+    /// Adds `data`, serialized to JSON, or says why it cannot be.
+    pub fn try_with_data<T: Serialize + ?Sized>(self, data: &T) -> Result<Self, serde_json::Error> {
+        let json = serde_json::to_string(data)?;
+        Ok(RpcError {
+            data: Some(Cow::Owned(json)),
+            ..self
+        })
     }
 
     /// Adds `data` given as JSON text (a `&'static str` allocates nothing); ignored
@@ -180,6 +218,63 @@ impl fmt::Display for RpcError {
 }
 
 impl std::error::Error for RpcError {}
+
+/// Turns any error into an [`RpcError`] with a code you choose, so that a
+/// handler can use `?` on results whose error types are not `RpcError`:
+/// `.rpc_error(code)` keeps the error's `Display` as the message,
+/// `.internal_error()` answers -32603 with it in `data`.
+///
+/// For an error type of your own, `impl From<MyError> for RpcError` makes a
+/// bare `?` work (its code chosen once, in the impl).
+///
+/// ```
+/// use switchboard::{ResultExt, Router, RpcError, Session};
+///
+/// #[derive(Debug)]
+/// enum BankError { Insufficient { missing: u64 }, Frozen }
+/// impl From<BankError> for RpcError {
+///     fn from(e: BankError) -> Self {
+///         match e {
+///             BankError::Insufficient { missing } => RpcError::new(1001, "insufficient funds")
+///                 .with_data(&serde_json::json!({ "missing": missing })),
+///             BankError::Frozen => RpcError::new(1002, "account frozen"),
+///         }
+///     }
+/// }
+/// fn withdraw(amount: u64) -> Result<u64, BankError> {
+///     if amount > 10 { Err(BankError::Insufficient { missing: amount - 10 }) } else { Ok(10 - amount) }
+/// }
+///
+/// let router = Router::builder()
+///     .typed("parse", |(s,): (String,)| Ok(s.parse::<u32>().rpc_error(1000)?))
+///     .typed("withdraw", |(amount,): (u64,)| Ok(withdraw(amount)?))
+///     .build()
+///     .unwrap();
+/// let mut session = Session::new(router);
+/// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"parse","params":["x1"],"id":1}"#).unwrap();
+/// assert_eq!(resp, br#"{"jsonrpc":"2.0","error":{"code":1000,"message":"invalid digit found in string"},"id":1}"#);
+/// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"withdraw","params":[15],"id":2}"#).unwrap();
+/// assert_eq!(resp, br#"{"jsonrpc":"2.0","error":{"code":1001,"message":"insufficient funds","data":{"missing":5}},"id":2}"#);
+/// ```
+pub trait ResultExt<T> {
+    /// The error becomes an [`RpcError`] with `code` and the error's
+    /// `Display` as its message.
+    fn rpc_error(self, code: i32) -> Result<T, RpcError>;
+
+    /// The error becomes -32603 Internal error, the error's `Display` in
+    /// `data` (`{"reason":"the handler failed","detail":…}`).
+    fn internal_error(self) -> Result<T, RpcError>;
+}
+
+impl<T, E: fmt::Display> ResultExt<T> for Result<T, E> {
+    fn rpc_error(self, code: i32) -> Result<T, RpcError> {
+        self.map_err(|e| RpcError::new(code, e.to_string()))
+    }
+
+    fn internal_error(self) -> Result<T, RpcError> {
+        self.map_err(RpcError::internal)
+    }
+}
 
 impl From<crate::ParamsError> for RpcError {
     fn from(e: crate::ParamsError) -> Self {

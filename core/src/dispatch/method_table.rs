@@ -231,6 +231,7 @@ impl MethodTable {
 
     /// Whether the table was built from no names.
     #[must_use]
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }

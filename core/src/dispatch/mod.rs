@@ -7,6 +7,9 @@
 pub(crate) mod async_call;
 pub(crate) mod handler;
 pub(crate) mod method_table;
+pub mod middleware;
 pub(crate) mod router;
+#[cfg(feature = "schemars")]
+pub(crate) mod schema;
 pub(crate) mod session;
 pub(crate) mod typed;

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use super::async_call::{AsyncResult, OwnedCall};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::method_table::MethodTable;
+use super::middleware::{Layers, Middleware};
 use super::typed::BorrowedParams;
 use crate::connection::{CancelRule, SubscriptionSink};
 use crate::parse::{ParserConfig, Response};
@@ -38,6 +39,22 @@ pub(crate) struct Entry {
     pub(crate) handler: Handler,
     params_schema: Option<serde_json::Value>,
     result_schema: Option<serde_json::Value>,
+    /// OpenRPC's `paramStructure`, when known (`by-position`, `by-name`).
+    param_structure: Option<&'static str>,
+    /// `x-params-schema`: the whole params value's schema, when given.
+    params_whole: Option<serde_json::Value>,
+}
+
+/// A method's description for `rpc.discover`, as given to the builder.
+struct Described {
+    name: String,
+    params: Option<String>,
+    result: Option<String>,
+    /// OpenRPC's `paramStructure`.
+    structure: Option<&'static str>,
+    /// The whole params value's schema (`x-params-schema`), for params that
+    /// are neither positional nor named members.
+    whole: Option<serde_json::Value>,
 }
 
 /// Why a router could not be built.
@@ -92,7 +109,11 @@ impl std::error::Error for BuildError {}
 #[must_use]
 pub struct RouterBuilder {
     entries: Vec<Entry>,
-    schemas: Vec<(String, Option<String>, Option<String>)>,
+    schemas: Vec<Described>,
+    /// Schemas the described methods refer to (`components.schemas`).
+    components: serde_json::Map<String, serde_json::Value>,
+    /// Whether `rpc.discover` is served.
+    discover: bool,
     config: ParserConfig,
     response_sink: Option<Box<ResponseFn>>,
     cancel: Option<CancelRule>,
@@ -100,6 +121,7 @@ pub struct RouterBuilder {
     /// Subscription registrations so far (each one's number tells its
     /// subscriptions apart from the others').
     subscriptions: usize,
+    layers: Vec<Box<dyn Middleware>>,
 }
 
 impl RouterBuilder {
@@ -109,6 +131,8 @@ impl RouterBuilder {
             handler,
             params_schema: None,
             result_schema: None,
+            param_structure: None,
+            params_whole: None,
         });
         self
     }
@@ -433,8 +457,96 @@ impl RouterBuilder {
     /// Describes a registered method for `rpc.discover`: `params` is a JSON array of
     /// OpenRPC content descriptors, `result` one content descriptor.
     pub fn schema(mut self, name: &str, params: Option<&str>, result: Option<&str>) -> Self {
-        self.schemas
-            .push((name.into(), params.map(Into::into), result.map(Into::into)));
+        self.schemas.push(Described {
+            name: name.into(),
+            params: params.map(Into::into),
+            result: result.map(Into::into),
+            structure: None,
+            whole: None,
+        });
+        self
+    }
+
+    /// Describes `name` with generated schemas (`crate::dispatch::schema`):
+    /// `params` a JSON array of content descriptors, `result` one, and the
+    /// schemas they refer to.
+    #[cfg(feature = "schemars")]
+    pub(crate) fn push_described(
+        mut self,
+        name: &str,
+        params: serde_json::Value,
+        result: serde_json::Value,
+        (structure, whole): (Option<&'static str>, Option<serde_json::Value>),
+        components: serde_json::Map<String, serde_json::Value>,
+    ) -> Self {
+        self.schemas.push(Described {
+            name: name.into(),
+            params: Some(params.to_string()),
+            result: Some(result.to_string()),
+            structure,
+            whole,
+        });
+        self.components.extend(components);
+        self
+    }
+
+    /// Whether the built-in `rpc.discover` method is served (default `true`).
+    /// Off, a call to it is answered -32601 like any unregistered method;
+    /// [`Router::discover_document`] still has the document, to serve
+    /// elsewhere.
+    ///
+    /// ```
+    /// use switchboard::{Router, Session};
+    /// let router = Router::builder().method("ping", |_, out| out.str("pong")).discover(false).build().unwrap();
+    /// let doc: serde_json::Value = serde_json::from_slice(router.discover_document()).unwrap();
+    /// assert_eq!(doc["methods"][0]["name"], "ping");
+    /// let mut session = Session::new(router);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"rpc.discover","id":1}"#).unwrap();
+    /// assert!(resp.starts_with(br#"{"jsonrpc":"2.0","error":{"code":-32601"#));
+    /// ```
+    pub fn discover(mut self, on: bool) -> Self {
+        self.discover = on;
+        self
+    }
+
+    /// Adds a [`Middleware`] layer around every call of the registered methods
+    /// (`rpc.discover` and subscription methods included): its `before` runs
+    /// after the layers added earlier, its `after` before theirs. See
+    /// [`middleware`](crate::middleware) for what layers see and an example;
+    /// without any, a call pays one branch.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use std::sync::Arc;
+    /// use switchboard::middleware::{Done, Middleware};
+    /// use switchboard::{Router, RpcError, Session};
+    ///
+    /// #[derive(Default)]
+    /// struct Counts { calls: AtomicU64, errors: AtomicU64 }
+    /// struct Count(Arc<Counts>);
+    /// impl Middleware for Count {
+    ///     fn after(&self, done: &Done<'_>) {
+    ///         self.0.calls.fetch_add(1, Ordering::Relaxed);
+    ///         if done.outcome().error_code().is_some() {
+    ///             self.0.errors.fetch_add(1, Ordering::Relaxed);
+    ///         }
+    ///     }
+    /// }
+    /// let counts = Arc::new(Counts::default());
+    /// let router = Router::builder()
+    ///     .typed("div", |(a, b): (i64, i64)| a.checked_div(b).ok_or(RpcError::new(1, "by zero")))
+    ///     .middleware(Count(counts.clone()))
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// session.handle(br#"{"jsonrpc":"2.0","method":"div","params":[6,3],"id":1}"#);
+    /// session.handle(br#"{"jsonrpc":"2.0","method":"div","params":[6,0],"id":2}"#);
+    /// session.handle(br#"{"jsonrpc":"2.0","method":"nope","id":3}"#); // unregistered: not seen
+    /// assert_eq!(counts.calls.load(Ordering::Relaxed), 2);
+    /// assert_eq!(counts.errors.load(Ordering::Relaxed), 1);
+    /// ```
+    pub fn middleware(mut self, layer: impl Middleware) -> Self {
+        self.layers.push(Box::new(layer));
         self
     }
 
@@ -485,7 +597,8 @@ impl RouterBuilder {
                 return Err(BuildError::Duplicate(e.name.to_string()));
             }
         }
-        for (name, params, result) in std::mem::take(&mut self.schemas) {
+        for d in std::mem::take(&mut self.schemas) {
+            let name = d.name;
             let Some(e) = self.entries.iter_mut().find(|e| *e.name == *name) else {
                 return Err(BuildError::UnknownMethod(name));
             };
@@ -495,23 +608,28 @@ impl RouterBuilder {
                 })
                 .transpose()
             };
-            e.params_schema = parse(params)?;
+            e.params_schema = parse(d.params)?;
             if e.params_schema.as_ref().is_some_and(|p| !p.is_array()) {
                 return Err(BuildError::InvalidSchema(name));
             }
-            e.result_schema = parse(result)?;
+            e.result_schema = parse(d.result)?;
+            e.param_structure = d.structure;
+            e.params_whole = d.whole;
         }
-        let discover = discover_document(&self.title, &self.entries);
-        self.entries.push(Entry {
-            name: "rpc.discover".into(),
-            handler: Handler::Discover,
-            params_schema: None,
-            result_schema: None,
-        });
+        let discover = discover_document(&self.title, &self.entries, &self.components);
+        if self.discover {
+            self.entries.push(Entry {
+                name: "rpc.discover".into(),
+                handler: Handler::Discover,
+                params_schema: None,
+                result_schema: None,
+                param_structure: None,
+                params_whole: None,
+            });
+        }
         let names: Vec<&str> = self.entries.iter().map(|e| &*e.name).collect();
         let table = MethodTable::build(&names);
         debug_assert_eq!(table.len(), names.len());
-        debug_assert!(!table.is_empty()); // rpc.discover is always there
         Ok(Arc::new(Router {
             table,
             entries: self.entries.into_boxed_slice(),
@@ -519,6 +637,7 @@ impl RouterBuilder {
             response_sink: self.response_sink,
             cancel: self.cancel,
             discover: discover.into_boxed_slice(),
+            layers: (!self.layers.is_empty()).then(|| Arc::new(Layers(self.layers.into()))),
         }))
     }
 }
@@ -548,7 +667,11 @@ where
     })
 }
 
-fn discover_document(title: &str, entries: &[Entry]) -> Vec<u8> {
+fn discover_document(
+    title: &str,
+    entries: &[Entry],
+    components: &serde_json::Map<String, serde_json::Value>,
+) -> Vec<u8> {
     let methods: Vec<serde_json::Value> = entries
         .iter()
         .map(|e| {
@@ -559,17 +682,26 @@ fn discover_document(title: &str, entries: &[Entry]) -> Vec<u8> {
             if let Some(r) = &e.result_schema {
                 m["result"] = r.clone();
             }
+            if let Some(p) = e.param_structure {
+                m["paramStructure"] = p.into();
+            }
+            if let Some(w) = &e.params_whole {
+                m["x-params-schema"] = w.clone();
+            }
             if matches!(e.handler, Handler::Notify(_)) {
                 m["x-notification"] = serde_json::Value::Bool(true);
             }
             m
         })
         .collect();
-    let doc = serde_json::json!({
+    let mut doc = serde_json::json!({
         "openrpc": "1.3.2",
         "info": { "title": title, "version": env!("CARGO_PKG_VERSION") },
         "methods": methods,
     });
+    if !components.is_empty() {
+        doc["components"] = serde_json::json!({ "schemas": components });
+    }
     serde_json::to_vec(&doc).expect("a JSON value always serializes")
 }
 
@@ -582,6 +714,8 @@ pub struct Router {
     response_sink: Option<Box<ResponseFn>>,
     cancel: Option<CancelRule>,
     discover: Box<[u8]>,
+    /// The middleware layers, if any were added.
+    layers: Option<Arc<Layers>>,
 }
 
 impl fmt::Debug for Router {
@@ -602,11 +736,14 @@ impl Router {
         RouterBuilder {
             entries: Vec::new(),
             schemas: Vec::new(),
+            components: serde_json::Map::new(),
+            discover: true,
             config: ParserConfig::new(),
             response_sink: None,
             cancel: None,
             title: "switchboard".into(),
             subscriptions: 0,
+            layers: Vec::new(),
         }
     }
 
@@ -628,6 +765,12 @@ impl Router {
     #[inline]
     pub(crate) fn lookup(&self, name: &str) -> Option<&Entry> {
         self.table.get(name).map(|i| &self.entries[i as usize])
+    }
+
+    /// The middleware layers, if any.
+    #[inline(always)]
+    pub(crate) fn layers(&self) -> Option<&Arc<Layers>> {
+        self.layers.as_ref()
     }
 
     pub(crate) fn response_sink(&self) -> Option<&ResponseFn> {

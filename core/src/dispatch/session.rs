@@ -5,10 +5,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use super::async_call::{AsyncResult, block_on};
 use super::handler::{Call, ResultWriter, RpcError};
-use super::router::{Handler, Router};
+use super::middleware::{Layers, Outcome, Pending, Refusal};
+use super::router::{Entry, Handler, Router};
 use crate::connection::{CallRegistration, Cancelled, Connection};
 use crate::envelope::{self, HEAD, HEAD_RESULT, RESULT, end_response};
 use crate::long::{LongValues, Record};
@@ -131,21 +133,34 @@ impl Session {
     /// thread they would block it. Use [`Session::handle_async`] inside that runtime
     /// for them.
     pub fn handle(&mut self, input: &[u8]) -> Option<&[u8]> {
+        if self.router.layers().is_some() {
+            return self.handle_layered(input);
+        }
         if input.len() >= crate::long::LONG {
             return self.handle_long(input);
         }
-        self.handle_with::<false>(input)
+        self.handle_with::<false, false>(input)
     }
 
     /// [`Session::handle`] for a message that may hold long values
     /// ([`crate::long`]), out of line: short messages keep the plain path.
     #[inline(never)]
     fn handle_long(&mut self, input: &[u8]) -> Option<&[u8]> {
-        self.handle_with::<true>(input)
+        self.handle_with::<true, false>(input)
+    }
+
+    /// [`Session::handle`] under the router's middleware, out of line: without
+    /// any, a message pays one branch.
+    #[inline(never)]
+    fn handle_layered(&mut self, input: &[u8]) -> Option<&[u8]> {
+        if input.len() >= crate::long::LONG {
+            return self.handle_with::<true, true>(input);
+        }
+        self.handle_with::<false, true>(input)
     }
 
     #[inline(always)]
-    fn handle_with<const LONG: bool>(&mut self, input: &[u8]) -> Option<&[u8]> {
+    fn handle_with<const LONG: bool, const L: bool>(&mut self, input: &[u8]) -> Option<&[u8]> {
         let Session {
             router,
             parser,
@@ -162,7 +177,7 @@ impl Session {
             conn: conn.as_ref(),
             deferred: NoDefer,
         };
-        let shape = pass.begin::<LONG>(parser, long, input);
+        let shape = pass.begin::<LONG, L>(parser, long, input);
         if shape.finish(pass.out) {
             Some(&self.out)
         } else {
@@ -235,7 +250,7 @@ impl Session {
         };
         // The long path whatever the length: a short message notes nothing
         // (and its params carry no record); the async path is not the one to shave.
-        let mut shape = pass.begin::<true>(parser, long, input);
+        let mut shape = pass.begin_any::<true>(parser, long, input);
         if !pass.deferred.is_empty() {
             pass.deferred_calls(&mut shape).await;
         }
@@ -300,9 +315,9 @@ impl Session {
             deferred: Vec::new(),
         };
         let shape = if input.len() >= crate::long::LONG {
-            pass.begin::<true>(parser, long, input)
+            pass.begin_any::<true>(parser, long, input)
         } else {
-            pass.begin::<false>(parser, long, input)
+            pass.begin_any::<false>(parser, long, input)
         };
         if pass.deferred.is_empty() {
             let wrote = shape.finish(pass.out);
@@ -365,6 +380,17 @@ enum Failure {
     Cancelled,
 }
 
+impl Failure {
+    /// The failure as middleware sees it.
+    fn seen(&self) -> Outcome<'_> {
+        match self {
+            Failure::Handler(e) => Outcome::Error(e),
+            Failure::Panicked => Outcome::Panicked,
+            Failure::Cancelled => Outcome::Cancelled,
+        }
+    }
+}
+
 /// Runs `f`, containing a panic: every place the session runs code it does not
 /// own (handlers, futures, the response sink, destructors) goes through here.
 #[inline(always)]
@@ -399,15 +425,22 @@ struct Running {
     reg: Option<CallRegistration>,
     /// Wakes the call's task when the token fires.
     cancelled: Option<Cancelled>,
+    /// Under middleware: what its layers' `after` needs, run when it ends.
+    pending: Option<Box<Pending>>,
 }
 
 impl Running {
-    fn new(future: AsyncResult, reg: Option<CallRegistration>) -> Self {
+    fn new(
+        future: AsyncResult,
+        reg: Option<CallRegistration>,
+        pending: Option<Box<Pending>>,
+    ) -> Self {
         Running {
             future: Some(future),
             outcome: None,
             reg,
             cancelled: None,
+            pending,
         }
     }
 
@@ -436,8 +469,14 @@ impl Running {
     }
 
     fn finish(&mut self, outcome: Result<Vec<u8>, Failure>) -> bool {
-        self.outcome = Some(outcome);
         drop_quietly(self.future.take());
+        if let Some(pending) = self.pending.take() {
+            pending.report(match &outcome {
+                Ok(_) => Outcome::Ok,
+                Err(failure) => failure.seen(),
+            });
+        }
+        self.outcome = Some(outcome);
         self.cancelled = None;
         // Answered (or about to be): a cancel for it now finds nothing.
         self.reg = None;
@@ -448,6 +487,10 @@ impl Running {
 impl Drop for Running {
     fn drop(&mut self) {
         drop_quietly(self.future.take());
+        // Dropped before it completed: its connection or its caller went away.
+        if let Some(pending) = self.pending.take() {
+            pending.report(Outcome::Cancelled);
+        }
     }
 }
 
@@ -599,7 +642,7 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
     /// get carry a [`Record`] of them ([`crate::long`]), which borrows `long`
     /// as long as they live.
     #[inline(always)]
-    fn begin<const LONG: bool>(
+    fn begin<const LONG: bool, const L: bool>(
         &mut self,
         parser: &'a mut Parser,
         long: &'a mut LongValues,
@@ -612,17 +655,32 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
         }
         if !LONG {
             let message = parser.parse(input);
-            return self.message(message, Record::NONE);
+            return self.message::<L>(message, Record::NONE);
         }
         long.clear();
         let message = parser.parse_noting(input, Some(&mut *long));
-        self.message(message, long.record(input))
+        self.message::<L>(message, long.record(input))
+    }
+
+    /// [`Pass::begin`], under the router's middleware if it has any.
+    #[inline(always)]
+    fn begin_any<const LONG: bool>(
+        &mut self,
+        parser: &'a mut Parser,
+        long: &'a mut LongValues,
+        input: &'a [u8],
+    ) -> Shape {
+        if self.router.layers().is_some() {
+            self.begin::<LONG, true>(parser, long, input)
+        } else {
+            self.begin::<LONG, false>(parser, long, input)
+        }
     }
 
     /// Answers every item of `message` whose handler is sync; the params of
     /// its calls carry `long`, the record of its long values.
     #[inline(always)]
-    fn message(&mut self, message: Message<'a>, long: Record<'a>) -> Shape {
+    fn message<const L: bool>(&mut self, message: Message<'a>, long: Record<'a>) -> Shape {
         let wrote = match message {
             Message::Batch(batch) => {
                 self.out.push(b'[');
@@ -632,7 +690,7 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
                     if any {
                         self.out.push(b',');
                     }
-                    if self.item(item, long) {
+                    if self.item::<L>(item, long) {
                         any = true;
                     } else {
                         self.out.truncate(mark);
@@ -643,8 +701,8 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
                     wrote: any,
                 };
             }
-            Message::Request(r) => self.request(r, long),
-            Message::Notification(n) => self.notification(n, long),
+            Message::Request(r) => self.request::<L>(r, long),
+            Message::Notification(n) => self.notification::<L>(n, long),
             Message::Response(r) => self.response(r),
             Message::Error(e) => self.error(e),
         };
@@ -656,10 +714,10 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
 
     /// Answers one item; whether it wrote a response (a deferred call did not).
     #[inline(always)]
-    fn item(&mut self, item: Item<'a>, long: Record<'a>) -> bool {
+    fn item<const L: bool>(&mut self, item: Item<'a>, long: Record<'a>) -> bool {
         match item {
-            Item::Request(r) => self.request(r, long),
-            Item::Notification(n) => self.notification(n, long),
+            Item::Request(r) => self.request::<L>(r, long),
+            Item::Notification(n) => self.notification::<L>(n, long),
             Item::Response(r) => self.response(r),
             Item::Error(e) => self.error(e),
         }
@@ -667,7 +725,7 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
 
     /// Answers a request, or defers it.
     #[inline(always)]
-    fn request(&mut self, r: Request<'a>, long: Record<'a>) -> bool {
+    fn request<const L: bool>(&mut self, r: Request<'a>, long: Record<'a>) -> bool {
         let call = Call {
             method: r.method(),
             id: Some(r.id()),
@@ -680,7 +738,7 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
         // the name with the error member if there is no result.
         self.out.extend_from_slice(HEAD_RESULT);
         let start = self.out.len() - RESULT.len();
-        let deferred = self.call_into(&call, Some(r.id()), start);
+        let deferred = self.call_into::<L>(&call, Some(r.id()), start);
         // Without `DEFERS` nothing is ever deferred: the branch is compiled out.
         if D::DEFERS && deferred {
             self.out.truncate(mark);
@@ -693,7 +751,7 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
     /// Runs a notification's handler, or defers it; never answered, not even
     /// with an error.
     #[inline(always)]
-    fn notification(&mut self, n: Notification<'a>, long: Record<'a>) -> bool {
+    fn notification<const L: bool>(&mut self, n: Notification<'a>, long: Record<'a>) -> bool {
         if let Some(conn) = self.conn {
             cancel_named(conn, self.router, &n);
         }
@@ -705,7 +763,7 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
             token: None,
         };
         let mark = self.out.len();
-        self.call_into(&call, None, mark);
+        self.call_into::<L>(&call, None, mark);
         self.out.truncate(mark);
         false
     }
@@ -741,19 +799,90 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
     /// `true`); without, it is driven to completion here. (Returning the future
     /// instead cost every sync call its drop check: +30 instructions.)
     #[inline(always)]
-    fn call_into(&mut self, call: &Call<'_>, id: Option<Id<'a>>, start: usize) -> bool {
+    fn call_into<const L: bool>(
+        &mut self,
+        call: &Call<'_>,
+        id: Option<Id<'a>>,
+        start: usize,
+    ) -> bool {
         let router = self.router;
-        let conn = self.conn;
-        let out = &mut *self.out;
         let entry = call
             .method
             .lookup_key()
             .and_then(|name| router.lookup(name));
         let Some(entry) = entry else {
-            out.truncate(start);
-            envelope::core_error_member(out, &Error::new(Reason::UnknownMethod, Id::NULL));
+            self.out.truncate(start);
+            envelope::core_error_member(self.out, &Error::new(Reason::UnknownMethod, Id::NULL));
             return false;
         };
+        // `L`: the router has middleware (checked once per message).
+        if L && let Some(layers) = router.layers() {
+            return self.call_layered(layers, entry, call, id, start);
+        }
+        self.run(entry, call, id, start, None, |_| {})
+    }
+
+    /// [`Pass::call_into`] under the router's middleware: the layers'
+    /// `before`, the handler, then their `after` (for a deferred call, when
+    /// its future completes). Out of line.
+    #[inline(never)]
+    fn call_layered(
+        &mut self,
+        layers: &Arc<Layers>,
+        entry: &Entry,
+        call: &Call<'_>,
+        id: Option<Id<'a>>,
+        start: usize,
+    ) -> bool {
+        let started = Instant::now();
+        let method = &*entry.name;
+        if let Err(refusal) = layers.before(call, method, started) {
+            let failure = match refusal {
+                Refusal::Error(e) => Failure::Handler(e),
+                Refusal::Panicked => Failure::Panicked,
+            };
+            write_failure(self.out, start, failure);
+            return false;
+        }
+        let pending = (D::DEFERS && matches!(entry.handler, Handler::Async(_))).then(|| {
+            Box::new(Pending {
+                layers: Arc::clone(layers),
+                method: method.into(),
+                connection: self.conn.cloned(),
+                notification: call.is_notification(),
+                started,
+            })
+        });
+        let conn = self.conn;
+        self.run(entry, call, id, start, pending, |outcome| {
+            let seen = match outcome {
+                Ok(()) => Outcome::Ok,
+                Err(failure) => failure.seen(),
+            };
+            layers.after(method, conn, call.is_notification(), seen, started);
+        })
+    }
+
+    /// Runs `entry`'s handler, appending the result's value after
+    /// `out[start..]` (`"result":`, written by the caller: for a notification,
+    /// whose answer is discarded, nothing) or replacing `out[start..]` with
+    /// `"error":…`; `done` sees the outcome first. With `DEFERS`, an async
+    /// handler's future is deferred instead, under `id`, carrying `pending`
+    /// (`out` cut back to `start`; returns `true`); without, it is driven to
+    /// completion here. (Returning the future instead cost every sync call its
+    /// drop check: +30 instructions.)
+    #[inline(always)]
+    fn run(
+        &mut self,
+        entry: &Entry,
+        call: &Call<'_>,
+        id: Option<Id<'a>>,
+        start: usize,
+        pending: Option<Box<Pending>>,
+        done: impl FnOnce(&Result<(), Failure>),
+    ) -> bool {
+        let conn = self.conn;
+        let out = &mut *self.out;
         let outcome = match &entry.handler {
             Handler::Call(f) => contained_call(|| {
                 let mut w = ResultWriter {
@@ -779,7 +908,7 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
                 match contained_call(|| f(&call)) {
                     Ok(future) => {
                         out.truncate(start);
-                        let call = Running::new(future, reg);
+                        let call = Running::new(future, reg, pending);
                         self.deferred.defer(Deferred { id, call });
                         return true;
                     }
@@ -793,10 +922,11 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
                 Err(failure) => Err(failure),
             },
             Handler::Discover => {
-                out.extend_from_slice(router.discover_document());
+                out.extend_from_slice(self.router.discover_document());
                 Ok(())
             }
         };
+        done(&outcome);
         if let Err(failure) = outcome {
             write_failure(out, start, failure);
         }
