@@ -33,10 +33,10 @@ if [ "$("$bindgen" --version 2>/dev/null)" != "wasm-bindgen $version" ]; then
              cargo install wasm-bindgen-cli --version "=$version" --root "$tools"; }
 fi
 
-# The `playground` profile (Cargo.toml): release, with LTO and one codegen unit.
-cargo build -p switchboard-playground --target wasm32-unknown-unknown --profile playground
+# The `wasm-release` profile (Cargo.toml): release, with LTO and one codegen unit.
+cargo build -p switchboard-playground --target wasm32-unknown-unknown --profile wasm-release
 mkdir -p "$out"
 "$bindgen" --target web --no-typescript --out-dir "$out" \
-    target/wasm32-unknown-unknown/playground/switchboard_playground.wasm
+    target/wasm32-unknown-unknown/wasm-release/switchboard_playground.wasm
 cp "$here"/site/index.html "$here"/site/app.js "$here"/site/examples.json "$out"/
 echo "playground: $(cd "$out" && pwd) ($(stat -c %s "$out/switchboard_playground_bg.wasm") bytes of wasm)"

@@ -45,11 +45,11 @@ async function answer(bytes) {
 function show(pre, body) {
   if (body === null) {
     pre.textContent = "no response (notification)";
-    pre.className = "none";
   } else {
     pre.textContent = text.decode(body);
-    pre.className = "";
   }
+  pre.classList.toggle("none", body === null);
+  pre.classList.remove("err");
 }
 
 async function run(bytes, { response, status, where }) {
@@ -60,7 +60,7 @@ async function run(bytes, { response, status, where }) {
     if (where) where.textContent = `(${a.where})`;
   } catch (e) {
     response.textContent = `failed: ${e}`;
-    response.className = "err";
+    response.classList.add("err");
   }
 }
 
