@@ -6,10 +6,10 @@
 //
 //   node playground/bench.mjs [SITE_DIR]     (default target/playground, after build.sh)
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 const site = process.argv[2] ?? "target/playground";
-const { default: init, respond_n } = await import(join(process.cwd(), site, "switchboard_playground.js"));
+const { default: init, respond_n } = await import(resolve(site, "switchboard_playground.js"));
 await init({ module_or_path: readFileSync(join(site, "switchboard_playground_bg.wasm")) });
 
 const names = [
