@@ -47,39 +47,53 @@ fn write_num(out: &mut ResultWriter<'_>, n: Num) -> Result<(), RpcError> {
     }
 }
 
-fn subtract(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcError> {
-    const SHAPE: &str = r#"{"field":"params","reason":"expected [minuend, subtrahend] or {\"minuend\": number, \"subtrahend\": number}, finite numbers"}"#;
-    let p = call.params().ok_or_else(|| invalid(SHAPE))?;
+/// The two numbers of a `[a, b]` or `{"<first>": a, "<second>": b}` call (each
+/// name exactly once, nothing else), or -32602 with `shape`. Inlined into each
+/// method so the names are constants again (out of line, `subtract` cost 7 to 11%
+/// more instructions: benches/guard.sh).
+#[inline(always)]
+fn two_numbers(
+    call: &Call<'_>,
+    first: &str,
+    second: &str,
+    shape: &'static str,
+) -> Result<(Num, Num), RpcError> {
+    let p = call.params().ok_or_else(|| invalid(shape))?;
     let (a, b) = if p.is_array() {
         let mut it = p.iter();
         match (it.next(), it.next(), it.next()) {
             (Some(a), Some(b), None) => (a, b),
-            _ => return Err(invalid(SHAPE)),
+            _ => return Err(invalid(shape)),
         }
     } else {
-        // One pass: exactly `minuend` and `subtrahend`, each once, nothing else.
+        // One pass: exactly `first` and `second`, each once, nothing else.
         let (mut a, mut b) = (None, None);
         for (k, v) in p.members() {
-            let slot = if k.eq_str("minuend") {
+            let slot = if k.eq_str(first) {
                 &mut a
-            } else if k.eq_str("subtrahend") {
+            } else if k.eq_str(second) {
                 &mut b
             } else {
-                return Err(invalid(SHAPE));
+                return Err(invalid(shape));
             };
             if slot.replace(v).is_some() {
-                return Err(invalid(SHAPE));
+                return Err(invalid(shape));
             }
         }
         match (a, b) {
             (Some(a), Some(b)) => (a, b),
-            _ => return Err(invalid(SHAPE)),
+            _ => return Err(invalid(shape)),
         }
     };
-    let (a, b) = (
-        number(a).ok_or_else(|| invalid(SHAPE))?,
-        number(b).ok_or_else(|| invalid(SHAPE))?,
-    );
+    Ok((
+        number(a).ok_or_else(|| invalid(shape))?,
+        number(b).ok_or_else(|| invalid(shape))?,
+    ))
+}
+
+fn subtract(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcError> {
+    const SHAPE: &str = r#"{"field":"params","reason":"expected [minuend, subtrahend] or {\"minuend\": number, \"subtrahend\": number}, finite numbers"}"#;
+    let (a, b) = two_numbers(call, "minuend", "subtrahend", SHAPE)?;
     let r = match (&a, &b) {
         (Num::Int(x), Num::Int(y)) => match x.checked_sub(*y) {
             Some(r) => Num::Int(r),
@@ -88,6 +102,29 @@ fn subtract(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcError>
         _ => Num::Float(as_float(&a) - as_float(&b)),
     };
     write_num(out, r)
+}
+
+/// The server-defined error code `divide` answers a zero divisor with (the
+/// specification leaves -32000 to -32099 to the server).
+pub const DIVISION_BY_ZERO: i32 = -32000;
+
+/// `divide [dividend, divisor]` (or named): an exact integer when both are
+/// integers and the divisor divides the dividend, else a float. A zero divisor
+/// is the server-defined error -32000 `Division by zero` (with `data`); a quotient too large
+/// for a finite double (`[1e308, 1e-308]`) is -32603 `Internal error`: the core
+/// refuses to write a non-finite number (JSON has none), so the server fails
+/// on valid params. The two examples of the playground's error-code explorer.
+fn divide(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcError> {
+    const SHAPE: &str = r#"{"field":"params","reason":"expected [dividend, divisor] or {\"dividend\": number, \"divisor\": number}, finite numbers"}"#;
+    let (a, b) = two_numbers(call, "dividend", "divisor", SHAPE)?;
+    if as_float(&b) == 0.0 {
+        return Err(RpcError::new(DIVISION_BY_ZERO, "Division by zero")
+            .with_data_json(r#"{"field":"params","reason":"the divisor is 0"}"#));
+    }
+    match (&a, &b) {
+        (Num::Int(x), Num::Int(y)) if x.checked_rem(*y) == Some(0) => out.i64(x / y),
+        _ => out.f64(as_float(&a) / as_float(&b)), // -32603 when not finite
+    }
 }
 
 fn sum(call: &Call<'_>, out: &mut ResultWriter<'_>) -> Result<(), RpcError> {
@@ -180,12 +217,18 @@ pub fn register_methods(builder: RouterBuilder) -> RouterBuilder {
     builder
         .method("subtract", subtract)
         .method("sum", sum)
+        .method("divide", divide)
         .method("get_data", |_, out| out.raw_json(br#"["hello",5]"#))
         .method("eth_getBalance", eth_get_balance)
         .schema(
             "subtract",
             Some(r#"[{"name":"minuend","schema":{"type":"number"}},{"name":"subtrahend","schema":{"type":"number"}}]"#),
             Some(r#"{"name":"difference","schema":{"type":"number"}}"#),
+        )
+        .schema(
+            "divide",
+            Some(r#"[{"name":"dividend","schema":{"type":"number"}},{"name":"divisor","schema":{"type":"number"}}]"#),
+            Some(r#"{"name":"quotient","schema":{"type":"number"}}"#),
         )
         .schema(
             "sum",

@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | a bearer token is configured and `Authorization: Bearer …` is missing or wrong | 401, `WWW-Authenticate: Bearer` |
 //! | a `GET` with `Upgrade: websocket` (WebSocket on, the default) | 101, then JSON-RPC over WebSocket ([`crate::ws`]); 400 without a valid `Sec-WebSocket-Key`/`Sec-WebSocket-Version: 13` |
+//! | a `GET` or `HEAD` when a static site is mounted ([`Switchboard::site`], `serve --playground`) | 200 with the file the path names (`/`: `index.html`), 404 for any other path |
 //! | a method other than `POST` | 405, `Allow: POST` |
 //! | `Content-Type` missing, not `application/json`, or a charset other than UTF-8 | 415 |
 //! | a body over `max_message_bytes` (from `Content-Length` before reading, or while reading a chunked body) | 413, connection closed |
@@ -51,6 +52,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use switchboard::connection::Connection;
 use switchboard::{Router, Session};
 
+use crate::site::Site;
 use crate::streamable::Streamable;
 use crate::ws::WsConfig;
 
@@ -118,6 +120,7 @@ struct Shared {
     body_timeout: Duration,
     ws: Option<WsConfig>,
     streamable: Option<Streamable>,
+    site: Option<Arc<Site>>,
 }
 
 /// Where a connection served by [`serve_with`] keeps the socket its request
@@ -177,6 +180,7 @@ impl Switchboard {
                 body_timeout: Self::DEFAULT_BODY_READ_TIMEOUT,
                 ws: Some(WsConfig::default()),
                 streamable: None,
+                site: None,
             }),
             pool: Arc::default(),
             conn: None,
@@ -194,6 +198,7 @@ impl Switchboard {
                 body_timeout: s.body_timeout,
                 ws: s.ws,
                 streamable: s.streamable.clone(),
+                site: s.site.clone(),
             });
         }
         Arc::get_mut(&mut self.shared).expect("just made unique")
@@ -245,6 +250,24 @@ impl Switchboard {
     #[must_use]
     pub fn streamable(mut self, endpoint: Option<Streamable>) -> Self {
         self.shared_mut().streamable = endpoint;
+        self
+    }
+
+    /// Serves `site`'s files on `GET` and `HEAD` (after the bearer token check,
+    /// the Streamable HTTP path and WebSocket upgrades): `/` is its
+    /// `index.html`, `/NAME` its file `NAME` with the content type of its
+    /// extension, any other path 404 ([`crate::site`]). `POST` stays JSON-RPC on
+    /// every path. `None` (the default): a `GET` is 405 as any method but `POST`.
+    ///
+    /// ```
+    /// use switchboard_server::http::Switchboard;
+    /// use switchboard_server::site::Site;
+    /// let service = Switchboard::new(switchboard_server::demo::router()).site(Some(Site::default()));
+    /// # drop(service);
+    /// ```
+    #[must_use]
+    pub fn site(mut self, site: Option<Site>) -> Self {
+        self.shared_mut().site = site.map(Arc::new);
         self
     }
 
@@ -365,6 +388,11 @@ impl Switchboard {
             && fastwebsockets::upgrade::is_upgrade_request(&req)
         {
             return self.upgrade(req, ws);
+        }
+        if let Some(site) = &sh.site
+            && (req.method() == Method::GET || req.method() == Method::HEAD)
+        {
+            return serve_file(site, req.uri().path()); // hyper sends no body to a HEAD
         }
         if req.method() != Method::POST {
             let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST\n");
@@ -543,6 +571,25 @@ fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
+    r
+}
+
+/// A file of `site`, or 404.
+fn serve_file(site: &Site, path: &str) -> Response<ResponseBody> {
+    let Some(file) = site.get(path) else {
+        return plain(StatusCode::NOT_FOUND, "not found\n");
+    };
+    let mut r = Response::new(ResponseBody::Full(Some(file.body.clone())));
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(file.content_type),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     r
 }
 

@@ -4,8 +4,8 @@
 //! sockets, TCP), [`stdio`] (newline-delimited or `Content-Length`-framed JSON-RPC on byte
 //! streams), [`streamable`] (MCP's Streamable HTTP: sessions, server-sent
 //! events), [`inspect`] (what the parser sees), [`demo`] (the demo methods),
-//! [`chain`] (the demo's synthetic Ethereum chain and `newHeads` subscription) and
-//! [`log`] (leveled logging to standard error).
+//! [`chain`] (the demo's synthetic Ethereum chain and `newHeads` subscription), [`site`]
+//! (static files next to the endpoint: the playground) and [`log`] (leveled logging to standard error).
 
 pub mod chain;
 pub mod demo;
@@ -13,6 +13,7 @@ pub mod duplex;
 pub mod http;
 pub mod inspect;
 pub mod log;
+pub mod site;
 pub mod stdio;
 pub mod streamable;
 pub mod ws;

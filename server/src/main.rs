@@ -47,6 +47,9 @@ Usage:
                                  eth_subscribe newHeads (on connections that can
                                  push: --stdio, --unix, WebSocket, --stream-path)
                                  [default: 1]
+      --playground DIR           also serve the static files of DIR on GET (`/`:
+                                 DIR/index.html; 404 for other paths): the
+                                 playground that playground/build.sh builds
       --bench                    also `bench_subscribe [COUNT]`: a subscription
                                  sending COUNT notifications (results 0, 1, …) as
                                  fast as the client reads [default COUNT: 1000000];

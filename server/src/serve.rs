@@ -9,6 +9,7 @@ use std::time::Duration;
 use switchboard::{ParserConfig, Router};
 use switchboard_server::duplex::{Duplex, DuplexConfig};
 use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
+use switchboard_server::site::Site;
 use switchboard_server::stdio::Framing;
 use switchboard_server::streamable::{Streamable, StreamableConfig};
 use switchboard_server::ws::WsConfig;
@@ -32,6 +33,8 @@ struct Options {
     stream_path: Option<String>,
     /// `--bench`: the load tool's subscription too ([`crate::bench`]).
     bench: bool,
+    /// `--playground DIR`: the static site served on `GET` ([`switchboard_server::site`]).
+    playground: Option<std::path::PathBuf>,
 }
 
 fn parse(args: &[&str]) -> Result<Options, String> {
@@ -53,6 +56,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         heads_interval: Duration::from_secs(1),
         stream_path: Some(StreamableConfig::default().path),
         bench: false,
+        playground: None,
     };
     let mut framing_given = false;
     let mut it = args.iter().copied();
@@ -82,6 +86,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
                 framing_given = true;
             }
             "--listen" => o.listen = value("an address")?,
+            "--playground" => o.playground = Some(value("a directory")?.into()),
             "--stream-path" => {
                 let p = value("a path, or off")?;
                 o.stream_path = match p.as_str() {
@@ -335,10 +340,19 @@ fn http(o: Options) -> ExitCode {
             };
             Streamable::new(router.clone(), config)
         });
+        let site = match o.playground.as_deref().map(Site::load).transpose() {
+            Ok(site) => site,
+            Err(e) => {
+                log::error(format_args!("--playground: {e}"));
+                return ExitCode::from(1);
+            }
+        };
+        let has_site = site.is_some();
         let mut service = Switchboard::new(router)
             .body_read_timeout(o.body_timeout)
             .websocket(Some(o.ws))
-            .streamable(stream);
+            .streamable(stream)
+            .site(site);
         if let Some(t) = &o.token {
             service = service.bearer_token(t);
         }
@@ -353,6 +367,9 @@ fn http(o: Options) -> ExitCode {
             "try: curl -s{auth} -H 'Content-Type: application/json' -d '{{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}}' http://{addr}/"
         );
         println!("websocket: ws://{addr}/ (the same endpoint)");
+        if has_site {
+            println!("playground: http://{addr}/ (GET; the page posts to the same endpoint)");
+        }
         if let Some(p) = &o.stream_path {
             println!("streamable http (server-sent events): http://{addr}{p}");
         }

@@ -203,6 +203,28 @@ fn demo_methods() {
         -9223372036854775809.0
     );
     assert_eq!(call(&mut s, "subtract", "[0.5,0.25]")["result"], 0.25);
+    // divide: exact integers, floats, and its two error examples.
+    assert_eq!(call(&mut s, "divide", "[42,6]")["result"], 7);
+    assert_eq!(call(&mut s, "divide", "[7,2]")["result"], 3.5);
+    assert_eq!(
+        call(&mut s, "divide", r#"{"divisor":4,"dividend":-2}"#)["result"],
+        -0.5
+    );
+    assert_eq!(
+        call(&mut s, "divide", "[-9223372036854775808,-1]")["result"],
+        9223372036854775808.0
+    );
+    let zero = call(&mut s, "divide", "[1,0]");
+    assert_eq!(zero["error"]["code"], demo::DIVISION_BY_ZERO);
+    assert_eq!(zero["error"]["message"], "Division by zero");
+    assert_eq!(call(&mut s, "divide", "[1,0.0]")["error"]["code"], -32000);
+    let inf = call(&mut s, "divide", "[1e308,1e-308]");
+    assert_eq!(inf["error"]["code"], -32603, "{inf}");
+    assert_eq!(call(&mut s, "divide", "[1]")["error"]["code"], -32602);
+    assert_eq!(
+        call(&mut s, "divide", r#"{"dividend":1}"#)["error"]["code"],
+        -32602
+    );
     assert_eq!(
         call(
             &mut s,
@@ -350,6 +372,7 @@ fn rpc_discover_describes_the_methods() {
     for m in [
         "subtract",
         "sum",
+        "divide",
         "get_data",
         "eth_getBalance",
         "update",
