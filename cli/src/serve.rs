@@ -1,7 +1,8 @@
-//! `switchboard serve`: options, then HTTP (tokio + hyper), stdio or a Unix socket
+//! `switchboard serve`: options (clap), then HTTP (tokio + hyper), stdio or a Unix socket
 //! (both on the duplex driver).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,11 +13,135 @@ use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
 use switchboard_server::stdio::Framing;
 use switchboard_server::streamable::{Streamable, StreamableConfig};
 use switchboard_server::ws::WsConfig;
-use switchboard_server::{chain, demo, log};
+use switchboard_server::{chain, demo};
+
+/// `switchboard serve`'s command line.
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("duplex").args(["stdio", "unix"])))]
+pub(crate) struct Args {
+    /// Answer messages on stdin/stdout until EOF instead of HTTP (one connection, its
+    /// calls run concurrently; logs go to stderr)
+    #[arg(long)]
+    stdio: bool,
+    /// Serve on a Unix domain socket instead of HTTP (Ethereum-style IPC), one
+    /// connection per client, until Ctrl-C
+    #[arg(long, value_name = "PATH")]
+    unix: Option<PathBuf>,
+    /// The framing of --stdio and --unix: `ndjson` (one message per line) or `lsp`
+    /// (Content-Length headers) [default: ndjson]
+    #[arg(long, value_name = "FRAMING", requires = "duplex", value_parser = framing)]
+    framing: Option<Framing>,
+    /// The address to listen on (port 0: any free port; the address is printed)
+    #[arg(short, long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Require `Authorization: Bearer TOKEN` (else 401)
+    #[arg(long, env = "SWITCHBOARD_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Larger bodies get 413 (on streams: -32600)
+    #[arg(long, value_name = "N", value_parser = max_message_bytes,
+          default_value_t = ParserConfig::new().get_max_message_bytes())]
+    max_message_bytes: usize,
+    /// Longer batches get -32600
+    #[arg(long, value_name = "N", value_parser = positive,
+          default_value_t = ParserConfig::new().get_max_batch_len())]
+    max_batch_len: usize,
+    /// Worker threads [default: the number of CPUs; --stdio: 1, --unix: 2]
+    #[arg(long, value_name = "N", value_parser = positive)]
+    threads: Option<usize>,
+    /// Connections served at once; more wait in the listen backlog
+    #[arg(long, value_name = "N", value_parser = positive,
+          default_value_t = ServeConfig::default().max_connections)]
+    max_connections: usize,
+    /// Time to send a body, else 408
+    #[arg(long, value_name = "SECS", value_parser = secs, default_value = "30")]
+    body_timeout: Duration,
+    /// Time to send request headers, idle keep-alive connections included, else closed
+    #[arg(long, value_name = "SECS", value_parser = secs, default_value = "30")]
+    header_timeout: Duration,
+    /// Time an answer may wait for the client to read any of it, else closed (HTTP,
+    /// WebSocket, --unix)
+    #[arg(long, value_name = "SECS", value_parser = secs, default_value = "30")]
+    write_timeout: Duration,
+    /// WebSocket (GET / with Upgrade: websocket): ping after this much silence
+    #[arg(long, value_name = "SECS", value_parser = secs, default_value = "30")]
+    ws_ping_interval: Duration,
+    /// Close a silent WebSocket (1000)
+    #[arg(long, value_name = "SECS", value_parser = secs, default_value = "90")]
+    ws_idle_timeout: Duration,
+    /// Larger WebSocket frames close 1009 (messages over --max-message-bytes too)
+    #[arg(long, value_name = "N", value_parser = positive,
+          default_value_t = WsConfig::default().max_frame_bytes)]
+    ws_max_frame_bytes: usize,
+    /// MCP's Streamable HTTP (server-sent events) at PATH on the same listener:
+    /// sessions start with `initialize`, other POSTs are stateless (a handler's
+    /// notifications stream before its answer); `off` turns it off
+    #[arg(long, value_name = "PATH", value_parser = stream_path, default_value = "/mcp")]
+    stream_path: StreamPath,
+    /// The demo chain's block time: eth_blockNumber and eth_subscribe newHeads (on
+    /// connections that can push: --stdio, --unix, WebSocket, --stream-path)
+    #[arg(long, value_name = "SECS", value_parser = heads_interval, default_value = "1")]
+    heads_interval: Duration,
+    /// Log one line per HTTP request on stderr (method, path, status, duration,
+    /// bytes), at info on target switchboard_server::access
+    #[arg(long, conflicts_with = "duplex")]
+    pub(crate) access_log: bool,
+    /// Also `bench_subscribe [COUNT]`: a subscription sending COUNT notifications
+    /// (results 0, 1, ...) as fast as the client reads [default COUNT: 1000000];
+    /// `bench_unsubscribe` stops it (benches/ws.sh)
+    #[arg(long)]
+    bench: bool,
+}
+
+/// `--stream-path`: where Streamable HTTP is mounted (`None`: nowhere).
+#[derive(Clone, Debug)]
+pub(crate) struct StreamPath(Option<String>);
+
+fn framing(v: &str) -> Result<Framing, String> {
+    v.parse()
+}
+
+fn positive(v: &str) -> Result<usize, String> {
+    v.parse::<usize>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| "not a positive integer".into())
+}
+
+fn max_message_bytes(v: &str) -> Result<usize, String> {
+    let n = positive(v)?;
+    if n > ParserConfig::MAX_MESSAGE_BYTES_CAP {
+        return Err(format!("at most {}", ParserConfig::MAX_MESSAGE_BYTES_CAP));
+    }
+    Ok(n)
+}
+
+fn secs(v: &str) -> Result<Duration, String> {
+    v.parse()
+        .ok()
+        .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| "not a positive number of seconds".into())
+}
+
+fn heads_interval(v: &str) -> Result<Duration, String> {
+    let d = secs(v)?;
+    if d < Duration::from_millis(1) {
+        return Err("at least 0.001 seconds".into());
+    }
+    Ok(d)
+}
+
+fn stream_path(v: &str) -> Result<StreamPath, String> {
+    match v {
+        "off" => Ok(StreamPath(None)),
+        p if p.starts_with('/') => Ok(StreamPath(Some(p.into()))),
+        _ => Err("a path starting with / (or off)".into()),
+    }
+}
 
 struct Options {
     stdio: bool,
-    unix: Option<std::path::PathBuf>,
+    unix: Option<PathBuf>,
     framing: Framing,
     listen: String,
     token: Option<String>,
@@ -30,117 +155,44 @@ struct Options {
     heads_interval: Duration,
     /// Where Streamable HTTP is mounted (`None`: nowhere).
     stream_path: Option<String>,
+    /// `--access-log`: each HTTP request's line at info.
+    access_log: bool,
     /// `--bench`: the load tool's subscription too ([`crate::bench`]).
     bench: bool,
 }
 
-fn parse(args: &[&str]) -> Result<Options, String> {
-    let mut o = Options {
-        stdio: false,
-        unix: None,
-        framing: Framing::Ndjson,
-        listen: "127.0.0.1:8080".into(),
-        token: std::env::var("SWITCHBOARD_TOKEN")
-            .ok()
-            .filter(|t| !t.is_empty()),
-        config: ParserConfig::new(),
-        threads: None,
-        body_timeout: Switchboard::DEFAULT_BODY_READ_TIMEOUT,
-        header_timeout: ServeConfig::default().header_read_timeout,
-        write_timeout: ServeConfig::default().write_timeout,
-        max_connections: ServeConfig::default().max_connections,
-        ws: WsConfig::default(),
-        heads_interval: Duration::from_secs(1),
-        stream_path: Some(StreamableConfig::default().path),
-        bench: false,
-    };
-    let mut framing_given = false;
-    let mut it = args.iter().copied();
-    while let Some(arg) = it.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v)),
-            _ => (arg, None),
+impl From<Args> for Options {
+    fn from(a: Args) -> Options {
+        let mut config = ParserConfig::new();
+        config
+            .max_message_bytes(a.max_message_bytes)
+            .max_batch_len(a.max_batch_len);
+        let mut ws = WsConfig {
+            ping_interval: a.ws_ping_interval,
+            idle_timeout: a.ws_idle_timeout,
+            max_frame_bytes: a.ws_max_frame_bytes,
+            ..WsConfig::default()
         };
-        let mut value = |what: &str| -> Result<String, String> {
-            inline
-                .map(str::to_owned)
-                .or_else(|| it.next().map(str::to_owned))
-                .ok_or_else(|| format!("{name} needs {what}"))
-        };
-        fn number(name: &str, v: &str) -> Result<usize, String> {
-            v.parse::<usize>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| format!("{name}: {v:?} is not a positive integer"))
-        }
-        match name {
-            "--stdio" => o.stdio = true,
-            "--bench" => o.bench = true,
-            "--unix" => o.unix = Some(value("a socket path")?.into()),
-            "--framing" => {
-                o.framing = value("ndjson or lsp")?.parse()?;
-                framing_given = true;
-            }
-            "--listen" => o.listen = value("an address")?,
-            "--stream-path" => {
-                let p = value("a path, or off")?;
-                o.stream_path = match p.as_str() {
-                    "off" => None,
-                    p if p.starts_with('/') => Some(p.into()),
-                    _ => return Err("--stream-path takes a path starting with / (or off)".into()),
-                };
-            }
-            "--token" => o.token = Some(value("a token")?).filter(|t| !t.is_empty()),
-            "--max-message-bytes" => {
-                let n = number(name, &value("a number")?)?;
-                if n > ParserConfig::MAX_MESSAGE_BYTES_CAP {
-                    return Err(format!(
-                        "{name}: at most {}",
-                        ParserConfig::MAX_MESSAGE_BYTES_CAP
-                    ));
-                }
-                o.config.max_message_bytes(n);
-            }
-            "--max-batch-len" => {
-                o.config.max_batch_len(number(name, &value("a number")?)?);
-            }
-            "--threads" => o.threads = Some(number(name, &value("a number")?)?),
-            "--max-connections" => o.max_connections = number(name, &value("a number")?)?,
-            "--ws-max-frame-bytes" => o.ws.max_frame_bytes = number(name, &value("a number")?)?,
-            "--body-timeout" | "--header-timeout" | "--write-timeout" | "--ws-ping-interval"
-            | "--ws-idle-timeout" | "--heads-interval" => {
-                let v = value("seconds")?;
-                let secs: f64 = v
-                    .parse()
-                    .ok()
-                    .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9)
-                    .ok_or_else(|| format!("{name}: {v:?} is not a positive number"))?;
-                let d = Duration::from_secs_f64(secs);
-                match name {
-                    "--body-timeout" => o.body_timeout = d,
-                    "--header-timeout" => o.header_timeout = d,
-                    "--write-timeout" => {
-                        o.write_timeout = d;
-                        o.ws.duplex.write_timeout = d;
-                    }
-                    "--ws-ping-interval" => o.ws.ping_interval = d,
-                    "--ws-idle-timeout" => o.ws.idle_timeout = d,
-                    _ if d < Duration::from_millis(1) => {
-                        return Err(format!("{name}: at least 0.001 seconds"));
-                    }
-                    _ => o.heads_interval = d,
-                }
-            }
-            other => return Err(format!("unknown option {other:?}")),
+        ws.duplex.write_timeout = a.write_timeout;
+        Options {
+            stdio: a.stdio,
+            unix: a.unix,
+            framing: a.framing.unwrap_or_default(),
+            listen: a.listen,
+            token: a.token.filter(|t| !t.is_empty()),
+            config,
+            threads: a.threads,
+            body_timeout: a.body_timeout,
+            header_timeout: a.header_timeout,
+            write_timeout: a.write_timeout,
+            max_connections: a.max_connections,
+            ws,
+            heads_interval: a.heads_interval,
+            stream_path: a.stream_path.0,
+            access_log: a.access_log,
+            bench: a.bench,
         }
     }
-    if framing_given && !o.stdio && o.unix.is_none() {
-        return Err("--framing goes with --stdio or --unix".into());
-    }
-    if o.stdio && o.unix.is_some() {
-        return Err("--stdio and --unix exclude each other".into());
-    }
-    Ok(o)
 }
 
 fn router(o: &Options) -> Arc<Router> {
@@ -158,15 +210,9 @@ fn router(o: &Options) -> Arc<Router> {
         .expect("the demo registrations are valid")
 }
 
-pub(crate) fn run(args: &[&str]) -> ExitCode {
-    let o = match parse(args) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("switchboard: {e}");
-            eprint!("{}", crate::USAGE);
-            return ExitCode::from(2);
-        }
-    };
+/// `switchboard serve`.
+pub(crate) fn run(args: Args) -> ExitCode {
+    let o = Options::from(args);
     if o.stdio || o.unix.is_some() {
         return duplex(o);
     }
@@ -190,7 +236,7 @@ fn duplex(o: Options) -> ExitCode {
     let runtime = match built {
         Ok(r) => r,
         Err(e) => {
-            log::error(format_args!("cannot start the runtime: {e}"));
+            fatal(format_args!("cannot start the runtime: {e}"));
             return ExitCode::from(1);
         }
     };
@@ -208,7 +254,7 @@ fn duplex(o: Options) -> ExitCode {
                 match served {
                     Ok(_) => ExitCode::SUCCESS,
                     Err(e) => {
-                        log::error(format_args!("stdio: {e}"));
+                        fatal(format_args!("stdio: {e}"));
                         ExitCode::from(1)
                     }
                 }
@@ -227,7 +273,7 @@ async fn unix(path: &std::path::Path, router: Arc<Router>, config: DuplexConfig)
     // A socket left by an earlier run is replaced; any other file is not touched.
     if let Ok(meta) = std::fs::symlink_metadata(path) {
         if !meta.file_type().is_socket() {
-            log::error(format_args!(
+            fatal(format_args!(
                 "{} exists and is not a socket",
                 path.display()
             ));
@@ -239,16 +285,16 @@ async fn unix(path: &std::path::Path, router: Arc<Router>, config: DuplexConfig)
     let listener = match tokio::net::UnixListener::bind(path) {
         Ok(l) => l,
         Err(e) => {
-            log::error(format_args!("cannot listen on {}: {e}", path.display()));
+            fatal(format_args!("cannot listen on {}: {e}", path.display()));
             return ExitCode::from(1);
         }
     };
     println!("switchboard listening on unix:{}", path.display());
-    log::info(format_args!(
+    tracing::info!(
         "unix socket {} ({:?} framing), demo methods",
         path.display(),
         config.framing
-    ));
+    );
     let mut shutdown = std::pin::pin!(shutdown);
     let mut connections = tokio::task::JoinSet::new();
     let mut open: Vec<switchboard::connection::Connection> = Vec::new();
@@ -263,12 +309,12 @@ async fn unix(path: &std::path::Path, router: Arc<Router>, config: DuplexConfig)
                     let (r, w) = stream.into_split();
                     connections.spawn(async move {
                         if let Err(e) = duplex.serve(r, w).await {
-                            log::warn(format_args!("unix connection: {e}"));
+                            tracing::warn!("unix connection: {e}");
                         }
                     });
                 }
                 Err(e) => {
-                    log::warn(format_args!("accept: {e}"));
+                    tracing::warn!("accept: {e}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
             },
@@ -281,13 +327,13 @@ async fn unix(path: &std::path::Path, router: Arc<Router>, config: DuplexConfig)
     }
     while connections.join_next().await.is_some() {}
     let _ = std::fs::remove_file(path);
-    log::info(format_args!("stopped"));
+    tracing::info!("stopped");
     ExitCode::SUCCESS
 }
 
 #[cfg(not(unix))]
 async fn unix(_: &std::path::Path, _: Arc<Router>, _: DuplexConfig) -> ExitCode {
-    log::error(format_args!("--unix needs a Unix system"));
+    fatal(format_args!("--unix needs a Unix system"));
     ExitCode::from(2)
 }
 
@@ -302,7 +348,7 @@ fn http(o: Options) -> ExitCode {
     {
         Ok(r) => r,
         Err(e) => {
-            log::error(format_args!("cannot start the runtime: {e}"));
+            fatal(format_args!("cannot start the runtime: {e}"));
             return ExitCode::from(1);
         }
     };
@@ -314,14 +360,14 @@ fn http(o: Options) -> ExitCode {
         let listener = match tokio::net::TcpListener::bind(&o.listen).await {
             Ok(l) => l,
             Err(e) => {
-                log::error(format_args!("cannot listen on {}: {e}", o.listen));
+                fatal(format_args!("cannot listen on {}: {e}", o.listen));
                 return ExitCode::from(1);
             }
         };
         let addr: SocketAddr = match listener.local_addr() {
             Ok(a) => a,
             Err(e) => {
-                log::error(format_args!("cannot read the bound address: {e}"));
+                fatal(format_args!("cannot read the bound address: {e}"));
                 return ExitCode::from(1);
             }
         };
@@ -336,6 +382,7 @@ fn http(o: Options) -> ExitCode {
             Streamable::new(router.clone(), config)
         });
         let mut service = Switchboard::new(router)
+            .access_log(o.access_log)
             .body_read_timeout(o.body_timeout)
             .websocket(Some(o.ws))
             .streamable(stream);
@@ -356,12 +403,12 @@ fn http(o: Options) -> ExitCode {
         if let Some(p) = &o.stream_path {
             println!("streamable http (server-sent events): http://{addr}{p}");
         }
-        log::info(format_args!(
+        tracing::info!(
             "http on {addr}: {threads} thread(s), max_message_bytes {}, max_batch_len {}, token {}, demo methods",
             o.config.get_max_message_bytes(),
             o.config.get_max_batch_len(),
             if o.token.is_some() { "required" } else { "off" },
-        ));
+        );
         let config = ServeConfig {
             header_read_timeout: o.header_timeout,
             write_timeout: o.write_timeout,
@@ -371,15 +418,21 @@ fn http(o: Options) -> ExitCode {
         let result = serve_with(listener, service, config, shutdown).await;
         match result {
             Ok(()) => {
-                log::info(format_args!("stopped"));
+                tracing::info!("stopped");
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                log::error(format_args!("{e}"));
+                fatal(format_args!("{e}"));
                 ExitCode::from(1)
             }
         }
     })
+}
+
+/// A reason to stop, for the person who started the server: on stderr whatever
+/// the log filter says.
+fn fatal(args: std::fmt::Arguments<'_>) {
+    eprintln!("switchboard: {args}");
 }
 
 /// Ctrl-C (SIGINT), or SIGTERM on Unix. The handlers are installed when this is
