@@ -259,8 +259,9 @@ impl Switchboard {
     /// [`ACCESS_TARGET`] (`switchboard_server::access`) with its method, path,
     /// status, duration and body bytes (`bytes` absent for a stream of events).
     /// Off (the default), the same event is emitted at `debug` on target
-    /// `switchboard_server::http`. Either way a request pays one level check
-    /// (a load and a compare) when no subscriber wants the event.
+    /// `switchboard_server::http`. Either way, when no subscriber wants the
+    /// event a request pays one level check and reads no clock: 19 instructions
+    /// of the 5 093 an in-process `respond` of a `subtract` call takes (callgrind).
     ///
     /// ```
     /// use switchboard_server::http::Switchboard;
