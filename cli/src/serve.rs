@@ -470,3 +470,77 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    fn options(args: &[&str]) -> Result<Options, clap::Error> {
+        let cli = crate::Cli::try_parse_from(["switchboard", "serve"].iter().chain(args))?;
+        match cli.command {
+            crate::Command::Serve(a) => Ok(Options::from(*a)),
+            _ => unreachable!("parsed as serve"),
+        }
+    }
+
+    /// The defaults the help shows are the library's.
+    #[test]
+    fn defaults_are_the_librarys() {
+        let o = options(&[]).unwrap();
+        let (serve, ws) = (ServeConfig::default(), WsConfig::default());
+        assert_eq!(o.body_timeout, Switchboard::DEFAULT_BODY_READ_TIMEOUT);
+        assert_eq!(o.header_timeout, serve.header_read_timeout);
+        assert_eq!(o.write_timeout, serve.write_timeout);
+        assert_eq!(o.max_connections, serve.max_connections);
+        assert_eq!(o.ws.ping_interval, ws.ping_interval);
+        assert_eq!(o.ws.idle_timeout, ws.idle_timeout);
+        assert_eq!(o.ws.max_frame_bytes, ws.max_frame_bytes);
+        assert_eq!(o.ws.duplex.write_timeout, ws.duplex.write_timeout);
+        assert_eq!(o.stream_path, Some(StreamableConfig::default().path));
+        assert_eq!(o.framing, Framing::Ndjson);
+        assert_eq!(o.listen, "127.0.0.1:8080");
+        assert_eq!(o.heads_interval, Duration::from_secs(1));
+        assert!(!o.stdio && o.unix.is_none() && !o.bench && !o.access_log);
+    }
+
+    #[test]
+    fn options_keep_their_meaning() {
+        let o = options(&[
+            "--unix=/tmp/s",
+            "--framing",
+            "lsp",
+            "--write-timeout",
+            "2.5",
+            "--max-message-bytes",
+            "100",
+            "--max-batch-len",
+            "3",
+            "--stream-path",
+            "off",
+            "--threads",
+            "4",
+        ])
+        .unwrap();
+        assert_eq!(o.unix.as_deref(), Some(std::path::Path::new("/tmp/s")));
+        assert_eq!(o.framing, Framing::Lsp);
+        assert_eq!(o.write_timeout, Duration::from_millis(2500));
+        assert_eq!(o.ws.duplex.write_timeout, Duration::from_millis(2500));
+        assert_eq!(o.config.get_max_message_bytes(), 100);
+        assert_eq!(o.config.get_max_batch_len(), 3);
+        assert_eq!((o.stream_path, o.threads), (None, Some(4)));
+        assert_eq!(
+            options(&["-l", "0.0.0.0:1", "--token", ""]).unwrap().token,
+            None
+        );
+        for bad in [
+            &["--max-message-bytes", "4294967295"][..],
+            &["--body-timeout", "0"],
+            &["--heads-interval", "0.0001"],
+            &["--framing", "xml", "--stdio"],
+            &["--access-log", "--unix", "/tmp/s"],
+        ] {
+            assert!(options(bad).is_err(), "{bad:?}");
+        }
+    }
+}
