@@ -8,8 +8,9 @@ use std::time::Duration;
 
 /// Runs the server with `args` and `log` as SWITCHBOARD_LOG, sends `requests`
 /// (raw HTTP/1.1, one connection, the last with `Connection: close`), and
-/// returns what it wrote on stderr.
-fn serve_and_log(args: &[&str], log: &str, requests: &[&str]) -> String {
+/// returns what it wrote on stderr until a line containing `last` (bounded
+/// wait) or, with `None`, once the answers are in.
+fn serve_and_log(args: &[&str], log: &str, requests: &[&str], last: Option<&str>) -> String {
     let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .args(["serve", "--listen", "127.0.0.1:0", "--threads", "1"])
         .args(args)
@@ -45,16 +46,37 @@ fn serve_and_log(args: &[&str], log: &str, requests: &[&str]) -> String {
         requests.len(),
         "{answers}"
     );
+    // Lines arrive on a channel: every wait is bounded.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        for line in stderr.lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = String::new();
+    if let Some(last) = last {
+        loop {
+            let line = rx
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("no {last:?} within the bound: {seen}"));
+            seen.push_str(&line);
+            seen.push('\n');
+            if line.contains(last) {
+                break;
+            }
+        }
+    }
     child.kill().unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
     child.wait().unwrap();
-    stderr
+    reader.join().unwrap();
+    for line in rx.try_iter() {
+        seen.push_str(&line);
+        seen.push('\n');
+    }
+    seen
 }
 
 const CALL: &str = "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}   ";
@@ -63,7 +85,7 @@ const GET_CLOSE: &str = "GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
 #[test]
 fn one_line_per_request_with_the_flag() {
     // The flag turns the access log on even where the filter says warn.
-    let stderr = serve_and_log(&["--access-log"], "warn", &[CALL, GET_CLOSE]);
+    let stderr = serve_and_log(&["--access-log"], "warn", &[CALL, GET_CLOSE], None);
     let lines: Vec<&str> = stderr
         .lines()
         .filter(|l| l.contains("switchboard_server::access"))
@@ -88,10 +110,15 @@ fn one_line_per_request_with_the_flag() {
 
 #[test]
 fn no_access_log_without_the_flag() {
-    let stderr = serve_and_log(&[], "info", &[CALL, GET_CLOSE]);
+    let stderr = serve_and_log(&[], "info", &[CALL, GET_CLOSE], None);
     assert!(!stderr.contains("status="), "{stderr}");
     // At debug the same events are there, on the http target.
-    let stderr = serve_and_log(&[], "switchboard_server=debug", &[CALL, GET_CLOSE]);
+    let stderr = serve_and_log(
+        &[],
+        "switchboard_server=debug",
+        &[CALL, GET_CLOSE],
+        Some("connection closed"),
+    );
     let requests: Vec<&str> = stderr
         .lines()
         .filter(|l| l.contains("DEBUG switchboard_server::http: request"))
