@@ -6,7 +6,7 @@
 # `slowloris malformed`) or numbers to run only those. Not part of .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -p switchboard-server --bins
+cargo build --release -p switchboard-cli --bins
 cargo build --release -p switchboard-benches --bins --features peers
 # thousands of sockets per scenario
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true

@@ -115,7 +115,7 @@ if [[ "$mode" == profile ]]; then
 fi
 
 target="${CARGO_TARGET_DIR:-$root/target}"
-cargo build --quiet --release -p switchboard-server --bin switchboard \
+cargo build --quiet --release -p switchboard-cli --bin switchboard \
     -p switchboard-benches --bin jsonrpsee_server --bin floor_server
 declare -A cmd=(
     [switchboard]="$target/release/switchboard serve"

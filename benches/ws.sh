@@ -32,7 +32,7 @@ scpu="${WS_SERVER_CPU:-0}"
 ccpu="${WS_CLIENT_CPU:-1}"
 target="${CARGO_TARGET_DIR:-target}"
 
-cargo build --release -q -p switchboard-server --bin switchboard
+cargo build --release -q -p switchboard-cli --bin switchboard
 cargo build --release -q -p switchboard-benches --bin jsonrpsee_server --bin ws_load
 command -v taskset >/dev/null || { echo "ws.sh: taskset (util-linux) is needed" >&2; exit 1; }
 

@@ -18,8 +18,8 @@ use wasm_bindgen::prelude::wasm_bindgen;
 /// The demo methods of `switchboard-server` (`server/src/demo.rs`).
 #[path = "../../server/src/demo.rs"]
 pub mod demo;
-/// `switchboard inspect`'s description (`server/src/inspect.rs`).
-#[path = "../../server/src/inspect.rs"]
+/// `switchboard inspect`'s description (`cli/src/describe.rs`).
+#[path = "../../cli/src/describe.rs"]
 pub mod inspect;
 
 thread_local! {

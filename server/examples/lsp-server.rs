@@ -29,7 +29,6 @@ use serde_json::{Value, json};
 use switchboard::connection::{CancelRule, Connection};
 use switchboard::{Call, Router, RpcError};
 use switchboard_server::duplex::{Duplex, DuplexConfig, End};
-use switchboard_server::log;
 use switchboard_server::stdio::Framing;
 
 #[global_allocator]
@@ -156,7 +155,7 @@ fn publish(conn: &Connection, uri: &str, text: &str) {
         .peer()
         .try_notify("textDocument/publishDiagnostics", &params)
     {
-        log::warn(format_args!("publishDiagnostics for {uri}: {e}"));
+        tracing::warn!("publishDiagnostics for {uri}: {e}");
     }
 }
 
@@ -246,6 +245,16 @@ fn router() -> Arc<Router> {
 }
 
 fn main() -> ExitCode {
+    // Events on stderr (stdout is the protocol's): SWITCHBOARD_LOG or RUST_LOG, else info.
+    let filter = ["SWITCHBOARD_LOG", "RUST_LOG"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok())
+        .unwrap_or_else(|| "info".into());
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
     let mut config = DuplexConfig {
         framing: Framing::Lsp,
         drain_timeout: Duration::from_secs(1),
@@ -303,7 +312,7 @@ fn main() -> ExitCode {
     runtime.shutdown_background();
     match result {
         (Ok(summary), shut_down) => {
-            log::debug(format_args!("ended: {summary:?}"));
+            tracing::debug!("ended: {summary:?}");
             // LSP: exit code 0 after `shutdown`, 1 otherwise.
             if shut_down && summary.end == End::Closed {
                 ExitCode::SUCCESS
@@ -312,7 +321,7 @@ fn main() -> ExitCode {
             }
         }
         (Err(e), _) => {
-            log::error(format_args!("stdio: {e}"));
+            tracing::error!("stdio: {e}");
             ExitCode::from(1)
         }
     }

@@ -34,7 +34,6 @@ use serde_json::{Value, json};
 use switchboard::connection::{CancelRule, Connection, PeerError};
 use switchboard::{OwnedCall, Router, RpcError};
 use switchboard_server::duplex::{Duplex, DuplexConfig};
-use switchboard_server::log;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -103,10 +102,10 @@ fn router() -> Arc<Router> {
         })
         .notification("notifications/initialized", |call| {
             if let Some(c) = call.connection().and_then(|c| c.extensions().get::<Client>()) {
-                log::info(format_args!(
+                tracing::info!(
                     "client initialized: protocol {}, capabilities {}",
                     c.version, c.capabilities
-                ));
+                );
             }
         })
         .method("ping", |_, out| out.raw_json(b"{}"))
@@ -212,7 +211,7 @@ async fn slow(conn: Option<Connection>, ms: u64, token: Option<Value>) -> Result
             let note = json!({ "progressToken": token, "progress": done, "total": ms });
             match conn.peer().notify("notifications/progress", &note).await {
                 Ok(()) | Err(PeerError::Closed) => {}
-                Err(e) => log::warn(format_args!("progress: {e}")),
+                Err(e) => tracing::warn!("progress: {e}"),
             }
         }
     }
@@ -220,6 +219,16 @@ async fn slow(conn: Option<Connection>, ms: u64, token: Option<Value>) -> Result
 }
 
 fn main() -> ExitCode {
+    // Events on stderr (stdout is the protocol's): SWITCHBOARD_LOG or RUST_LOG, else info.
+    let filter = ["SWITCHBOARD_LOG", "RUST_LOG"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok())
+        .unwrap_or_else(|| "info".into());
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
     let mut config = DuplexConfig {
         // When the client closes stdin it waits 2 s before killing the server
         // (the Python SDK does): calls still running get 1 s to finish.
@@ -281,11 +290,11 @@ fn main() -> ExitCode {
     runtime.shutdown_background();
     match result {
         Ok(summary) => {
-            log::debug(format_args!("ended: {summary:?}"));
+            tracing::debug!("ended: {summary:?}");
             ExitCode::SUCCESS
         }
         Err(e) => {
-            log::error(format_args!("stdio: {e}"));
+            tracing::error!("stdio: {e}");
             ExitCode::from(1)
         }
     }
@@ -298,7 +307,7 @@ async fn serve_http(addr: &str, config: DuplexConfig) -> ExitCode {
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,
         Err(e) => {
-            log::error(format_args!("--http {addr}: {e}"));
+            tracing::error!("--http {addr}: {e}");
             return ExitCode::from(1);
         }
     };
@@ -320,7 +329,7 @@ async fn serve_http(addr: &str, config: DuplexConfig) -> ExitCode {
     match serve(listener, service, stop).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            log::error(format_args!("--http {addr}: {e}"));
+            tracing::error!("--http {addr}: {e}");
             ExitCode::from(1)
         }
     }

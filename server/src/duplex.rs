@@ -79,7 +79,6 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::log;
 use crate::stdio::{Framer, Framing, Last, encode, write_too_large};
 
 /// The reader of standard input, boxed.
@@ -229,6 +228,7 @@ impl Duplex {
     {
         let (framing, limit) = (self.config.framing, self.config.write_timeout);
         self.drive(
+            "duplex",
             async move |d: &mut Dispatcher<'_>| read_loop(d, reader, framing).await,
             async move |out: &Outgoing| write_loop(out, writer, framing, limit).await,
         )
@@ -240,8 +240,14 @@ impl Duplex {
     /// closes; `write` writes what the [`Outgoing`] queue yields until it ends;
     /// the request timer runs beside them; then the wind-up of the
     /// [module docs](self) (pending requests failed, calls drained, then
-    /// cancelled, the queue written out).
-    pub(crate) async fn drive<RL, WL>(self, read: RL, write: WL) -> io::Result<Summary>
+    /// cancelled, the queue written out). `transport` names the connection's
+    /// kind in its `debug` events (opened, closed).
+    pub(crate) async fn drive<RL, WL>(
+        self,
+        transport: &'static str,
+        read: RL,
+        write: WL,
+    ) -> io::Result<Summary>
     where
         RL: AsyncFnOnce(&mut Dispatcher<'_>) -> io::Result<(u64, End)>,
         WL: AsyncFnOnce(&Outgoing) -> io::Result<()>,
@@ -252,6 +258,7 @@ impl Duplex {
             outgoing,
             config,
         } = self;
+        tracing::debug!(transport, conn = conn.id(), "connection opened");
         let read = async {
             let mut calls = JoinSet::new();
             let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
@@ -279,14 +286,27 @@ impl Duplex {
             r
         };
         let ((read, cancelled), write, ()) = tokio::join!(read, write, timer(&conn));
-        let (messages, end) = read?;
-        write?;
-        Ok(Summary {
-            messages,
-            unmatched_responses: conn.unmatched_responses(),
-            cancelled_at_end: cancelled,
-            end,
-        })
+        let summary = read.and_then(|(messages, end)| {
+            write?;
+            Ok(Summary {
+                messages,
+                unmatched_responses: conn.unmatched_responses(),
+                cancelled_at_end: cancelled,
+                end,
+            })
+        });
+        match &summary {
+            Ok(s) => tracing::debug!(
+                transport,
+                conn = conn.id(),
+                messages = s.messages,
+                end = ?s.end,
+                cancelled = s.cancelled_at_end,
+                "connection closed"
+            ),
+            Err(e) => tracing::debug!(transport, conn = conn.id(), error = %e, "connection closed"),
+        }
+        summary
     }
 }
 
@@ -385,10 +405,10 @@ async fn read_loop<R: AsyncRead + Unpin>(
 pub(crate) fn log_unmatched(conn: &Connection, logged_at: &mut u64) {
     let now_unmatched = conn.unmatched_responses();
     if now_unmatched >= logged_at.saturating_mul(2).max(1) {
-        log::warn(format_args!(
-            "connection {}: {now_unmatched} response(s) from the client so far matched no pending request (dropped)",
-            conn.id(),
-        ));
+        tracing::warn!(
+            conn = conn.id(),
+            "{now_unmatched} response(s) from the client so far matched no pending request (dropped)"
+        );
         *logged_at = now_unmatched;
     }
 }
@@ -465,10 +485,10 @@ async fn drain(conn: &Connection, calls: &mut JoinSet<()>, timeout: Duration) ->
         return 0;
     }
     let left = calls.len();
-    log::warn(format_args!(
-        "connection {}: {left} call(s) still running after {timeout:?}: cancelled",
-        conn.id()
-    ));
+    tracing::warn!(
+        conn = conn.id(),
+        "{left} call(s) still running after {timeout:?}: cancelled"
+    );
     conn.cancel_all_calls();
     // Cancelled calls answer at their next poll; a future that does not yield
     // is aborted after a second grace period.

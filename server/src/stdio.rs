@@ -32,7 +32,7 @@ impl std::str::FromStr for Framing {
 /// The response SPEC.md prescribes for a message over `max_message_bytes` on a
 /// stream: -32600 with `data` saying the limit (the same bytes the core writes when
 /// it is handed such a message whole), written into `out`.
-pub fn write_too_large(out: &mut Vec<u8>, limit: usize) {
+pub(crate) fn write_too_large(out: &mut Vec<u8>, limit: usize) {
     let error = Error::new(Reason::TooLarge, Id::NULL).with_limit(limit);
     envelope::core_error_response(out, &error);
 }
@@ -41,14 +41,7 @@ pub fn write_too_large(out: &mut Vec<u8>, limit: usize) {
 /// `Content-Length`, a header section too large), written into `out` before the
 /// stream is ended: -32700 with `data` saying why, so the peer sees more than a
 /// closed pipe.
-///
-/// ```
-/// use switchboard::framing::FramingError;
-/// let mut out = Vec::new();
-/// switchboard_server::stdio::write_framing_error(&mut out, FramingError::BadHeader);
-/// assert_eq!(out, br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":{"reason":"malformed header"}},"id":null}"#);
-/// ```
-pub fn write_framing_error(out: &mut Vec<u8>, error: FramingError) {
+pub(crate) fn write_framing_error(out: &mut Vec<u8>, error: FramingError) {
     let mut data = Vec::with_capacity(48);
     data.extend_from_slice(br#"{"reason":""#);
     data.extend_from_slice(error.as_str().as_bytes()); // static ASCII, nothing to escape
@@ -296,6 +289,16 @@ mod tests {
         let mut ours = Vec::new();
         write_too_large(&mut ours, 10);
         assert_eq!(String::from_utf8(ours), String::from_utf8(core));
+    }
+
+    #[test]
+    fn a_framing_error_says_why() {
+        let mut out = Vec::new();
+        write_framing_error(&mut out, FramingError::BadHeader);
+        assert_eq!(
+            out,
+            br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error","data":{"reason":"malformed header"}},"id":null}"#
+        );
     }
 
     #[test]

@@ -61,7 +61,6 @@ use switchboard::{Router, Session};
 use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::http::ResponseBody;
-use crate::log;
 
 /// The header that names a session.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -341,7 +340,7 @@ async fn timer(s: Weak<McpSession>) {
 
 /// One server-sent event carrying `message` (its lines as `data:` lines: a
 /// message with line breaks stays one event).
-pub fn sse_event(message: &[u8]) -> Bytes {
+pub(crate) fn sse_event(message: &[u8]) -> Bytes {
     let mut e = Vec::with_capacity(message.len() + 24);
     e.extend_from_slice(b"event: message\n");
     for line in message.split(|&b| b == b'\n') {
@@ -526,7 +525,7 @@ impl Streamable {
         sh.sweeper.call_once(|| {
             tokio::spawn(sweep(weak));
         });
-        log::debug(format_args!("mcp session {} opened", s.id));
+        tracing::debug!(session = %s.id, "mcp session opened");
         Some(s)
     }
 
@@ -567,7 +566,7 @@ impl Streamable {
             .remove(id);
         if let Some(s) = s {
             s.end();
-            log::debug(format_args!("mcp session {id} ended"));
+            tracing::debug!(session = %id, "mcp session ended");
         }
     }
 
@@ -836,7 +835,7 @@ async fn sweep(shared: Weak<Shared>) {
             ids.iter().filter_map(|id| sessions.remove(id)).collect()
         };
         for s in expired {
-            log::debug(format_args!("mcp session {} expired", s.id));
+            tracing::debug!(session = %s.id, "mcp session expired");
             s.end();
         }
     }
@@ -871,12 +870,12 @@ where
 {
     let mut shutdown = pin!(shutdown);
     loop {
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             () = &mut shutdown => break,
             r = listener.accept() => match r {
                 Ok(c) => c,
                 Err(e) if is_transient(&e) => {
-                    log::warn(format_args!("accept: {e}"));
+                    tracing::warn!(error = %e, "accept");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
@@ -894,8 +893,10 @@ where
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(Duration::from_secs(30))
                 .serve_connection(TokioIo::new(stream), handler);
-            if let Err(e) = conn.await {
-                log::debug(format_args!("mcp http connection: {e}"));
+            tracing::debug!(%peer, "connection opened");
+            match conn.await {
+                Ok(()) => tracing::debug!(%peer, "connection closed"),
+                Err(e) => tracing::debug!(%peer, error = %e, "connection closed"),
             }
         });
     }

@@ -49,7 +49,6 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
 
 use crate::duplex::{Dispatcher, Duplex, DuplexConfig, End, Summary, calls_reaped, log_unmatched};
-use crate::log;
 
 /// A WebSocket connection's limits and keep-alive.
 #[derive(Clone, Copy, Debug)]
@@ -195,6 +194,7 @@ where
     let ctl = &controls;
     duplex
         .drive(
+            "websocket",
             async move |d: &mut Dispatcher<'_>| {
                 let activity = AtomicU64::new(0);
                 let messages = AtomicU64::new(0);
@@ -265,7 +265,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
             Ok(f) => f,
             Err(WebSocketError::UnexpectedEOF) => return Ok(End::Eof),
             Err(WebSocketError::IoError(e)) => {
-                log::debug(format_args!("websocket {}: {e}", d.conn.id()));
+                tracing::debug!(conn = d.conn.id(), error = %e, "websocket read");
                 return Ok(End::Eof);
             }
             Err(e) => {

@@ -6,7 +6,6 @@
 //! waits are bounded, and a "nothing after" check asks a question and requires
 //! its answer to be the next line.
 
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -284,66 +283,6 @@ async fn many_subscriptions_on_one_connection_are_bounded() {
     let err = c.next().await;
     assert_eq!(err["error"]["message"], "Too many subscriptions", "{err}");
     assert_eq!(chain.producers(), 2);
-}
-
-/// The binary: `serve --stdio --heads-interval` on real pipes.
-#[test]
-fn serve_stdio_streams_new_heads_at_the_interval_given() {
-    use std::io::{BufRead, Write};
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["serve", "--stdio", "--heads-interval", "0.005"])
-        .env("SWITCHBOARD_LOG", "off")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    // Lines arrive on a channel: every wait is bounded.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout).lines() {
-            if tx.send(line.unwrap()).is_err() {
-                break;
-            }
-        }
-    });
-    let next = || -> Value {
-        let line = rx.recv_timeout(BOUND).expect("a line within the bound");
-        serde_json::from_str(&line).unwrap()
-    };
-    stdin
-        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"eth_subscribe\",\"params\":[\"newHeads\"],\"id\":1}\n")
-        .unwrap();
-    stdin.flush().unwrap();
-    let sub = next()["result"].as_str().unwrap().to_owned();
-    for _ in 0..3 {
-        assert_eq!(next()["params"]["subscription"], sub.as_str());
-    }
-    drop(stdin); // EOF: the server ends its subscriptions and exits
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > BOUND {
-            let _ = child.kill();
-            panic!("serve --stdio did not exit after EOF");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    assert!(status.success());
-    reader.join().unwrap();
-}
-
-#[test]
-fn heads_interval_must_be_positive() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .args(["serve", "--stdio", "--heads-interval", "0"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--heads-interval"));
 }
 
 /// Not a check: the rate of notifications one subscription delivers through

@@ -14,7 +14,7 @@
 #   PYTHON        interpreter that creates the venv (default python3)
 #   CI=true       a failed install is an error (exit 1), not a skip
 #
-# Build the binaries first: cargo build --release -p switchboard-server --bins --examples
+# Build the binaries first: cargo build --release -p switchboard-cli -p switchboard-server --bins --examples
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -60,7 +60,7 @@ export SWITCHBOARD_BIN="$(abspath "${SWITCHBOARD_BIN:-target/release/switchboard
 for bin in "$MCP_SERVER" "$LSP_SERVER" "$SWITCHBOARD_BIN"; do
     if [ ! -x "$bin" ]; then
         echo "ERROR: tests/clients: $bin is missing or not executable." >&2
-        echo "Build it: cargo build --release -p switchboard-server --bins --examples" >&2
+        echo "Build it: cargo build --release -p switchboard-cli -p switchboard-server --bins --examples" >&2
         exit 1
     fi
 done

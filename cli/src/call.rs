@@ -17,6 +17,64 @@ const USAGE: u8 = 2;
 const RPC: u8 = 1;
 const TRANSPORT: u8 = 3;
 
+/// `switchboard call`'s command line.
+#[derive(clap::Args, Debug)]
+pub(crate) struct CallArgs {
+    /// http://HOST:PORT/PATH or ws://HOST:PORT/PATH
+    url: String,
+    /// The method to call
+    method: String,
+    /// The params: a JSON array or object
+    #[arg(value_parser = params)]
+    params: Option<Box<RawValue>>,
+    /// Time to wait for the answer, 0 for ever
+    #[arg(short, long, value_name = "SECS", value_parser = timeout, default_value = "30",
+          allow_hyphen_values = true)]
+    timeout: Timeout,
+    /// Send `Authorization: Bearer TOKEN`
+    #[arg(long, env = "SWITCHBOARD_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+}
+
+/// `switchboard subscribe`'s command line.
+#[derive(clap::Args, Debug)]
+pub(crate) struct SubscribeArgs {
+    #[command(flatten)]
+    call: CallArgs,
+    /// The unsubscribe method [default: METHOD with its last `subscribe` made
+    /// `unsubscribe`: eth_subscribe → eth_unsubscribe]
+    #[arg(long, value_name = "METHOD")]
+    unsubscribe: Option<String>,
+    /// Stop after N notifications
+    #[arg(short = 'n', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    count: Option<u64>,
+}
+
+/// `--timeout`: `None` waits for ever.
+#[derive(Clone, Copy, Debug)]
+struct Timeout(Option<Duration>);
+
+fn timeout(v: &str) -> Result<Timeout, String> {
+    let secs: f64 = v
+        .parse()
+        .ok()
+        .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+        .ok_or("not a number of seconds")?;
+    Ok(Timeout((secs > 0.0).then(|| Duration::from_secs_f64(secs))))
+}
+
+fn params(v: &str) -> Result<Box<RawValue>, String> {
+    let raw: Box<RawValue> =
+        serde_json::from_str(v).map_err(|e| format!("PARAMS is not JSON: {e}"))?;
+    if !matches!(raw.get().as_bytes().first(), Some(b'[' | b'{')) {
+        return Err(format!(
+            "PARAMS must be a JSON array or object, not {}",
+            raw.get()
+        ));
+    }
+    Ok(raw)
+}
+
 struct Options {
     url: String,
     method: String,
@@ -27,94 +85,41 @@ struct Options {
     count: Option<u64>,
 }
 
-fn parse(args: &[&str], subscribe: bool) -> Result<Options, String> {
-    let mut positional = Vec::new();
-    let mut o = Options {
-        url: String::new(),
-        method: String::new(),
-        params: None,
-        timeout: Some(Client::DEFAULT_TIMEOUT),
-        token: std::env::var("SWITCHBOARD_TOKEN")
-            .ok()
-            .filter(|t| !t.is_empty()),
-        unsubscribe: None,
-        count: None,
-    };
-    let mut it = args.iter().copied();
-    while let Some(arg) = it.next() {
-        if !arg.starts_with("--") || arg == "--" {
-            positional.push(arg);
-            if arg == "--" {
-                positional.pop();
-                positional.extend(it.by_ref());
-            }
-            continue;
+impl From<CallArgs> for Options {
+    fn from(a: CallArgs) -> Options {
+        Options {
+            url: a.url,
+            method: a.method,
+            params: a.params,
+            timeout: a.timeout.0,
+            token: a.token.filter(|t| !t.is_empty()),
+            unsubscribe: None,
+            count: None,
         }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v)),
-            None => (arg, None),
+    }
+}
+
+impl TryFrom<SubscribeArgs> for Options {
+    type Error = String;
+    fn try_from(a: SubscribeArgs) -> Result<Options, String> {
+        let mut o = Options::from(a.call);
+        o.count = a.count;
+        o.unsubscribe = match a.unsubscribe {
+            Some(u) => Some(u),
+            None => Some(unsubscribe_for(&o.method).ok_or_else(|| {
+                format!(
+                    "{}: no unsubscribe method by convention; give --unsubscribe METHOD",
+                    o.method
+                )
+            })?),
         };
-        let mut value = || {
-            inline
-                .or_else(|| it.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match name {
-            "--timeout" => {
-                let v = value()?;
-                let secs: f64 = v
-                    .parse()
-                    .ok()
-                    .filter(|s: &f64| s.is_finite() && *s >= 0.0)
-                    .ok_or_else(|| format!("--timeout: {v:?} is not a number of seconds"))?;
-                o.timeout = (secs > 0.0).then(|| Duration::from_secs_f64(secs));
-            }
-            "--token" => o.token = Some(value()?.to_owned()),
-            "--unsubscribe" if subscribe => o.unsubscribe = Some(value()?.to_owned()),
-            "--count" if subscribe => {
-                let v = value()?;
-                o.count = Some(
-                    v.parse()
-                        .ok()
-                        .filter(|&n| n > 0)
-                        .ok_or_else(|| format!("--count: {v:?} is not a positive integer"))?,
-                );
-            }
-            _ => return Err(format!("unknown option {name}")),
-        }
+        Ok(o)
     }
-    let (url, method, params) = match positional.as_slice() {
-        [url, method] => (url, method, None),
-        [url, method, params] => (url, method, Some(*params)),
-        _ => return Err("expected URL METHOD [PARAMS]".into()),
-    };
-    o.url = (*url).to_owned();
-    o.method = (*method).to_owned();
-    if let Some(p) = params {
-        let raw: Box<RawValue> =
-            serde_json::from_str(p).map_err(|e| format!("PARAMS is not JSON: {e}"))?;
-        if !matches!(raw.get().as_bytes().first(), Some(b'[' | b'{')) {
-            return Err(format!(
-                "PARAMS must be a JSON array or object, not {}",
-                raw.get()
-            ));
-        }
-        o.params = Some(raw);
-    }
-    if subscribe && o.unsubscribe.is_none() {
-        o.unsubscribe = Some(unsubscribe_for(&o.method).ok_or_else(|| {
-            format!(
-                "{}: no unsubscribe method by convention; give --unsubscribe METHOD",
-                o.method
-            )
-        })?);
-    }
-    Ok(o)
 }
 
 /// The conventional unsubscribe method: `eth_subscribe` → `eth_unsubscribe`
 /// (the last `subscribe` in the name becomes `unsubscribe`).
-pub fn unsubscribe_for(method: &str) -> Option<String> {
+pub(crate) fn unsubscribe_for(method: &str) -> Option<String> {
     let at = method.rfind("subscribe")?;
     if method[..at].ends_with("un") {
         return None;
@@ -124,7 +129,7 @@ pub fn unsubscribe_for(method: &str) -> Option<String> {
 
 /// `json` on one line: the whitespace outside strings removed (a JSON string
 /// holds no raw line break).
-pub fn one_line(json: &str) -> Cow<'_, str> {
+pub(crate) fn one_line(json: &str) -> Cow<'_, str> {
     if !json.contains(['\n', '\r']) {
         return Cow::Borrowed(json);
     }
@@ -180,14 +185,8 @@ async fn connect(o: &Options) -> Result<Client, Error> {
 }
 
 /// `switchboard call URL METHOD [PARAMS]`.
-pub fn call(args: &[&str], usage: &str) -> ExitCode {
-    let o = match parse(args, false) {
-        Ok(o) => o,
-        Err(why) => {
-            eprintln!("switchboard call: {why}\n\n{usage}");
-            return ExitCode::from(USAGE);
-        }
-    };
+pub(crate) fn call(args: CallArgs) -> ExitCode {
+    let o = Options::from(args);
     runtime().block_on(async {
         let client = match connect(&o).await {
             Ok(c) => c,
@@ -207,11 +206,11 @@ pub fn call(args: &[&str], usage: &str) -> ExitCode {
 }
 
 /// `switchboard subscribe URL METHOD [PARAMS]`.
-pub fn subscribe(args: &[&str], usage: &str) -> ExitCode {
-    let o = match parse(args, true) {
+pub(crate) fn subscribe(args: SubscribeArgs) -> ExitCode {
+    let o = match Options::try_from(args) {
         Ok(o) => o,
         Err(why) => {
-            eprintln!("switchboard subscribe: {why}\n\n{usage}");
+            eprintln!("switchboard subscribe: {why}");
             return ExitCode::from(USAGE);
         }
     };
@@ -300,6 +299,18 @@ mod tests {
         );
     }
 
+    fn parse(args: &[&str], subscribe: bool) -> Result<Options, String> {
+        use clap::Parser as _;
+        let command = if subscribe { "subscribe" } else { "call" };
+        let cli = crate::Cli::try_parse_from(["switchboard", command].iter().chain(args))
+            .map_err(|e| e.to_string())?;
+        match cli.command {
+            crate::Command::Call(a) => Ok(Options::from(a)),
+            crate::Command::Subscribe(a) => Options::try_from(a),
+            _ => unreachable!("parsed as {command}"),
+        }
+    }
+
     #[test]
     fn options_and_params() {
         let o = parse(
@@ -311,10 +322,14 @@ mod tests {
         assert_eq!(o.token.as_deref(), Some("t"));
         assert_eq!(o.params.unwrap().get(), "[1]");
         assert_eq!(
-            parse(&["http://x/", "m", "--timeout", "0"], false)
+            parse(&["http://x/", "m", "-t", "0"], false)
                 .unwrap()
                 .timeout,
             None
+        );
+        assert_eq!(
+            parse(&["http://x/", "m"], false).unwrap().timeout,
+            Some(Client::DEFAULT_TIMEOUT)
         );
         for bad in [
             &["http://x/"][..],
@@ -327,24 +342,28 @@ mod tests {
         ] {
             assert!(parse(bad, false).is_err(), "{bad:?}");
         }
+        let why = parse(&["--timeout", "-1", "http://x/", "m"], false)
+            .err()
+            .unwrap();
+        assert!(why.contains("not a number of seconds"), "{why}");
         let o = parse(&["ws://x/", "eth_subscribe", "[\"newHeads\"]"], true).unwrap();
         assert_eq!(o.unsubscribe.as_deref(), Some("eth_unsubscribe"));
         assert!(parse(&["ws://x/", "watch"], true).is_err());
         let o = parse(
-            &[
-                "ws://x/",
-                "watch",
-                "--unsubscribe",
-                "unwatch",
-                "--count",
-                "3",
-            ],
+            &["ws://x/", "watch", "--unsubscribe", "unwatch", "-n", "3"],
             true,
         )
         .unwrap();
         assert_eq!(
             (o.unsubscribe.as_deref(), o.count),
             (Some("unwatch"), Some(3))
+        );
+        assert!(
+            parse(
+                &["ws://x/", "watch", "--unsubscribe", "u", "--count", "0"],
+                true
+            )
+            .is_err()
         );
     }
 }
