@@ -34,7 +34,7 @@ lib="$target_dir/debug/libswitchboard_ffi.a"
 native=(-lpthread -ldl -lm -lrt -lutil)
 strict=(-Wall -Wextra -Werror -pedantic -g -O1 -fno-omit-frame-pointer)
 
-c_tests=(test_version.c test_session.c test_classifier.c test_errors.c test_threads.c test_params.c)
+c_tests=(test_version.c test_session.c test_classifier.c test_errors.c test_threads.c test_params.c test_writer.c)
 cpp_tests=(test_cpp.cpp)
 
 build() { # build <mode> <source>: compiles into $out/<mode>/<name>

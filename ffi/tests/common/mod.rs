@@ -133,4 +133,5 @@ pub const C_TESTS: &[&str] = &[
     "test_errors.c",
     "test_threads.c",
     "test_params.c",
+    "test_writer.c",
 ];
