@@ -7,9 +7,12 @@
 #   3. the NDJSON example server under both, on a scripted session;
 #   4. miri over the Rust unit tests of the exports, when a nightly with miri is installed;
 #   5. the install story for real: ffi/install.sh (a release build) into a temporary
-#      prefix, then a program built with `cc $(pkg-config --cflags --libs switchboard)`.
+#      prefix with a multiarch LIBDIR, then a program built with `cc $(pkg-config --cflags
+#      --libs switchboard)` and one fully static with `pkg-config --static`, the CMake
+#      consumer project (ffi/tests/cmake-consumer) built against switchboard::switchboard
+#      shared and static, and uninstall; a DESTDIR install and uninstall leaving nothing.
 # Usage: ffi/check.sh            (from anywhere; honours CARGO_TARGET_DIR)
-# Needs: gcc, g++, valgrind, nm, pkg-config. CI runs it from .ci/run.
+# Needs: gcc, g++, valgrind, nm, pkg-config, cmake. CI runs it from .ci/run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -17,8 +20,8 @@ cd "$here/.."
 step() { printf '\n==> ffi/check.sh: %s\n' "$*"; }
 fail() { echo "ffi/check.sh: FAILED: $*" >&2; exit 1; }
 
-for tool in gcc g++ valgrind nm cargo pkg-config; do
-  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install -y gcc g++ valgrind binutils pkg-config)"
+for tool in gcc g++ valgrind nm cargo pkg-config cmake; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install -y gcc g++ valgrind binutils pkg-config cmake)"
 done
 
 target_dir="$(cargo metadata --format-version 1 --no-deps |
@@ -34,7 +37,7 @@ lib="$target_dir/debug/libswitchboard_ffi.a"
 native=(-lpthread -ldl -lm -lrt -lutil)
 strict=(-Wall -Wextra -Werror -pedantic -g -O1 -fno-omit-frame-pointer)
 
-c_tests=(test_version.c test_session.c test_classifier.c test_errors.c test_threads.c test_params.c)
+c_tests=(test_version.c test_session.c test_classifier.c test_errors.c test_threads.c test_params.c test_writer.c)
 cpp_tests=(test_cpp.cpp)
 
 build() { # build <mode> <source>: compiles into $out/<mode>/<name>
@@ -109,10 +112,11 @@ got="$(printf '%s\n' "$ndjson_input" | valgrind --quiet --error-exitcode=99 --le
 [ "$got" = "$ndjson_expected" ] || { printf 'got:\n%s\n' "$got"; fail "ndjson_server output (valgrind)"; }
 echo "valgrind ok: examples/ndjson_server.c"
 
-step "install.sh (release build) into a temporary prefix; build with pkg-config"
+step "install.sh (release build): pkg-config (shared, --static), the CMake package, DESTDIR, uninstall"
+libdir=lib/x86_64-linux-gnu
 prefix="$out/prefix"
 rm -rf "$prefix"
-bash ffi/install.sh "$prefix"
+bash ffi/install.sh "$prefix" --libdir "$libdir"
 cat > "$out/pkgconfig_hello.c" <<'C'
 #include <stdio.h>
 #include <string.h>
@@ -128,12 +132,51 @@ int main(void) {
   return 0;
 }
 C
-PKG_CONFIG_PATH="$prefix/lib/pkgconfig" sh -c \
-  'cc -std=c99 -Wall -Wextra -Werror -pedantic "$0" $(pkg-config --cflags --libs switchboard) -o "$1"' \
-  "$out/pkgconfig_hello.c" "$out/pkgconfig_hello"
-got="$(LD_LIBRARY_PATH="$prefix/lib" "$out/pkgconfig_hello")" || fail "the pkg-config program"
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+cc -std=c99 -Wall -Wextra -Werror -pedantic "$out/pkgconfig_hello.c" \
+  $(pkg-config --cflags --libs switchboard) -o "$out/pkgconfig_hello"
+got="$(LD_LIBRARY_PATH="$prefix/$libdir" "$out/pkgconfig_hello")" || fail "the pkg-config program"
 case "$got" in '{"jsonrpc":"2.0","result":{'*'"openrpc"'*) ;; *) fail "pkg-config program printed: $got" ;; esac
-echo "pkg-config build ok: $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion switchboard), $(ls "$prefix/lib")"
+deps="$(LD_LIBRARY_PATH="$prefix/$libdir" ldd "$out/pkgconfig_hello")"
+case "$deps" in *libswitchboard.so*) ;; *) fail "the pkg-config program does not use the shared library: $deps" ;; esac
+# --static: a fully static program can only take libswitchboard.a, and links with the
+# .pc's Libs.private alone.
+cc -std=c99 -Wall -Wextra -Werror -pedantic "$out/pkgconfig_hello.c" -static \
+  $(pkg-config --static --cflags --libs switchboard) -o "$out/pkgconfig_hello_static" 2>"$out/static-link.log" ||
+  { cat "$out/static-link.log"; fail "pkg-config --static link"; }
+got="$("$out/pkgconfig_hello_static")" || fail "the static pkg-config program"
+case "$got" in '{"jsonrpc":"2.0","result":{'*) ;; *) fail "static program printed: $got" ;; esac
+deps="$(LC_ALL=C ldd "$out/pkgconfig_hello_static" 2>&1 || true)"  # ldd exits 1 here
+case "$deps" in *"not a dynamic executable"*) ;; *) fail "pkg-config --static did not link statically: $deps" ;; esac
+unset PKG_CONFIG_PATH
+echo "pkg-config ok: $(PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --modversion switchboard), shared and --static"
+
+command -v cmake >/dev/null || fail "cmake is not installed (apt-get install -y cmake)"
+for variant in shared static; do
+  build="$out/cmake-$variant"
+  rm -rf "$build"
+  flags=(); [ "$variant" = static ] && flags=(-DSWITCHBOARD_USE_STATIC=ON)
+  cmake -S ffi/tests/cmake-consumer -B "$build" -DCMAKE_PREFIX_PATH="$prefix" "${flags[@]}" \
+    > "$build.log" 2>&1 || { cat "$build.log"; fail "cmake configure ($variant)"; }
+  cmake --build "$build" >> "$build.log" 2>&1 || { cat "$build.log"; fail "cmake build ($variant)"; }
+  for bin in consumer_c consumer_cpp; do
+    "$build/$bin" || fail "$bin ($variant)"
+    deps="$(ldd "$build/$bin")"
+    case "$deps" in *libswitchboard*) linked=shared ;; *) linked=static ;; esac
+    [ "$linked" = "$variant" ] || fail "$bin: switchboard::switchboard linked the $linked library, not the $variant one"
+  done
+done
+echo "cmake ok: find_package(switchboard CONFIG), switchboard::switchboard shared and static"
+bash ffi/install.sh uninstall "$prefix" --libdir "$libdir"
+left="$(find "$prefix" -mindepth 1)"; [ -z "$left" ] || fail "uninstall left: $left"
+
+stage="$out/stage"
+rm -rf "$stage"
+DESTDIR="$stage" bash ffi/install.sh /usr --libdir lib64 --from "$target_dir/release"
+grep -qx "prefix=/usr" "$stage/usr/lib64/pkgconfig/switchboard.pc" || fail "DESTDIR leaked into the .pc"
+DESTDIR="$stage" bash ffi/install.sh uninstall /usr --libdir lib64
+left="$(find "$stage" -mindepth 1)"; [ -z "$left" ] || fail "DESTDIR uninstall left: $left"
+echo "install/uninstall ok: PREFIX, LIBDIR (multiarch, lib64), DESTDIR; nothing left behind"
 
 step "miri over the ffi unit tests (Stacked Borrows, then Tree Borrows)"
 if cargo +nightly miri --version >/dev/null 2>&1; then

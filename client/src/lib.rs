@@ -403,3 +403,8 @@ impl Client {
         }
     }
 }
+
+/// The crate README's examples (the crates.io page), compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

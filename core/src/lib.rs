@@ -151,7 +151,8 @@ pub mod _benchable {
     }
 }
 
-/// The README's Rust examples, compiled and run as doctests.
+/// The crate README's examples (the crates.io page), compiled and run as doctests. The
+/// workspace README's run from `switchboard-tests`, which is not published.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

@@ -138,6 +138,12 @@ enum swb_result
    */
   SWB_RESULT_VALUE_NOT_LIVE = 2004,
   /**
+   * The writer cannot take this now: a value inside an object where its key is
+   * due, a key outside an object or right after another key, or an end that does
+   * not match the innermost begin (`swb_writer_begin_object`). Nothing was written.
+   */
+  SWB_RESULT_WRITER_STATE = 2005,
+  /**
    * A method name is empty.
    */
   SWB_RESULT_EMPTY_METHOD_NAME = 3000,
@@ -890,7 +896,9 @@ void swb_router_free(const struct swb_router *router);
  * one JSON value (checked; `SWB_RESULT_INVALID_JSON` otherwise, nothing written).
  *
  * Every `swb_writer_*` function returns `SWB_RESULT_ALREADY_ANSWERED` (and writes
- * nothing) once the call has its answer: a callback answers once.
+ * nothing) once the call has its answer: a callback answers once. Each value writer
+ * writes the result, or the next value inside an open array or object (see
+ * `swb_writer_begin_object`).
  *
  * # Safety
  * - `writer` must be NULL or the writer of the running callback, on its thread.
@@ -948,6 +956,95 @@ swb_result swb_writer_double(struct swb_writer *writer, double value);
  * - `str` must be NULL or point to `len` readable bytes.
  */
 swb_result swb_writer_string(struct swb_writer *writer, const char *str, size_t len);
+
+/**
+ * Begins an object as the result (or as the next value inside an open array or
+ * object, or after a key): then `swb_writer_key` and a value for each member, and
+ * `swb_writer_end_object`. The result is the outermost value once it ends; a callback
+ * that returns with an array or object still open answers -32603 Internal error.
+ *
+ * Keys and strings are escaped as JSON needs (quotes, backslashes, control
+ * characters; UTF-8 is kept as it is), so a result never needs JSON built by hand.
+ * Inside an array or object, every value writer (`swb_writer_null`, `_bool`,
+ * `_int64`, `_uint64`, `_double`, `_string`, `_raw_json`, `_begin_array`,
+ * `_begin_object`) appends the next value; a value where a key is due, a key outside
+ * an object or after a key, or an end that does not match its begin gives
+ * `SWB_RESULT_WRITER_STATE` and writes nothing. The outermost end checks the whole
+ * value as `swb_writer_raw_json` does: deeper than 128 levels, `SWB_RESULT_INVALID_JSON`,
+ * and the value is dropped. `swb_writer_error` (or `_invalid_params`,
+ * `_handler_failed`) stays allowed while a value is open: the error is the answer.
+ *
+ * ```c
+ * swb_writer_begin_object(w);
+ * swb_writer_key(w, "name", 4);  swb_writer_string(w, name, name_len);
+ * swb_writer_key(w, "tags", 4);  swb_writer_begin_array(w);
+ *   swb_writer_int64(w, 1);  swb_writer_int64(w, 2);
+ * swb_writer_end_array(w);
+ * swb_writer_end_object(w);    // {"name":"...","tags":[1,2]}
+ * ```
+ *
+ * # Safety
+ * - `writer` must be NULL or the writer of the running callback, on its thread.
+ */
+swb_result swb_writer_begin_object(struct swb_writer *writer);
+
+/**
+ * Ends the innermost object (see `swb_writer_begin_object`).
+ *
+ * # Safety
+ * - `writer` must be NULL or the writer of the running callback, on its thread.
+ */
+swb_result swb_writer_end_object(struct swb_writer *writer);
+
+/**
+ * Begins an array: then its values, and `swb_writer_end_array` (see
+ * `swb_writer_begin_object`).
+ *
+ * # Safety
+ * - `writer` must be NULL or the writer of the running callback, on its thread.
+ */
+swb_result swb_writer_begin_array(struct swb_writer *writer);
+
+/**
+ * Ends the innermost array (see `swb_writer_begin_object`).
+ *
+ * # Safety
+ * - `writer` must be NULL or the writer of the running callback, on its thread.
+ */
+swb_result swb_writer_end_array(struct swb_writer *writer);
+
+/**
+ * Writes the key of the next member of the innermost object: `len` bytes of UTF-8
+ * (`SWB_RESULT_INVALID_UTF8` otherwise), escaped; a value must follow. Outside an
+ * object, or right after another key, `SWB_RESULT_WRITER_STATE`.
+ *
+ * # Safety
+ * - `writer` must be NULL or the writer of the running callback, on its thread.
+ * - `key` must be NULL or point to `len` readable bytes.
+ */
+swb_result swb_writer_key(struct swb_writer *writer, const char *key, size_t len);
+
+/**
+ * Answers -32602 Invalid params with `detail` (UTF-8, copied) in `data`, as the Rust
+ * API's typed methods do: `{"detail":"...","field":"params","reason":"do not fit the
+ * method"}`, the detail for example "missing field `minuend`".
+ *
+ * # Safety
+ * - `writer` must be NULL or the writer of the running callback, on its thread.
+ * - `detail` must be NULL or point to `len` readable bytes.
+ */
+swb_result swb_writer_invalid_params(struct swb_writer *writer, const char *detail, size_t len);
+
+/**
+ * Answers -32603 Internal error with `detail` (UTF-8, copied; say what failed) in
+ * `data`, as the Rust API does for a failed handler: `{"detail":"...","reason":"the
+ * handler failed"}`.
+ *
+ * # Safety
+ * - `writer` must be NULL or the writer of the running callback, on its thread.
+ * - `detail` must be NULL or point to `len` readable bytes.
+ */
+swb_result swb_writer_handler_failed(struct swb_writer *writer, const char *detail, size_t len);
 
 /**
  * Answers with an error object: `code`, `message` (UTF-8, copied) and optionally

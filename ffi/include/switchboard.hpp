@@ -26,14 +26,20 @@
 
 namespace switchboard {
 
-/// A failed switchboard call: what() is the result code's text.
+/// A failed switchboard call: what() is the result code's text; detail() says more
+/// where the wrapper knows it (which member is missing: "missing field `name`").
 class Error : public std::runtime_error {
  public:
   explicit Error(swb_result code) : std::runtime_error(swb_result_str(code)), code_(code) {}
+  Error(swb_result code, std::string detail)
+      : std::runtime_error(swb_result_str(code)), code_(code), detail_(std::move(detail)) {}
   swb_result code() const noexcept { return code_; }
+  /// What failed, for the client: the detail, or the code's text.
+  const char* detail() const noexcept { return detail_.empty() ? what() : detail_.c_str(); }
 
  private:
   swb_result code_;
+  std::string detail_;
 };
 
 /// Throws Error unless rc is SWB_RESULT_OK.
@@ -175,16 +181,26 @@ class Value {
     check(rc);
     return Value(m);
   }
-  /// The member called key; throws Error (SWB_RESULT_NOT_FOUND) if there is none.
+  /// The member called key; throws Error (SWB_RESULT_NOT_FOUND, detail "missing field
+  /// `key`", as serde words it on the Rust path) if there is none.
   Value operator[](std::string_view key) const {
     swb_value m{};
-    check(swb_value_get(&v_, key.data(), key.size(), &m));
+    swb_result rc = swb_value_get(&v_, key.data(), key.size(), &m);
+    if (rc == SWB_RESULT_NOT_FOUND) {
+      throw Error(rc, "missing field `" + std::string(key) + "`");
+    }
+    check(rc);
     return Value(m);
   }
-  /// The element at index; throws Error (SWB_RESULT_INDEX_OUT_OF_RANGE) past the end.
+  /// The element at index; throws Error (SWB_RESULT_INDEX_OUT_OF_RANGE, detail
+  /// "missing element N") past the end.
   Value operator[](std::size_t index) const {
     swb_value e{};
-    check(swb_value_index(&v_, index, &e));
+    swb_result rc = swb_value_index(&v_, index, &e);
+    if (rc == SWB_RESULT_INDEX_OUT_OF_RANGE) {
+      throw Error(rc, "missing element " + std::to_string(index));
+    }
+    check(rc);
     return Value(e);
   }
   /// The number of elements or members.
@@ -264,10 +280,28 @@ class Call {
 };
 
 /// Where a handler writes its result (once). Each method throws Error on failure
-/// (invalid JSON, NaN, invalid UTF-8, a second answer).
+/// (invalid JSON, NaN, invalid UTF-8, a second answer, SWB_RESULT_WRITER_STATE for a
+/// value where a key is due or an unmatched end).
+///
+/// Objects and arrays are built value by value, every key and string escaped, so a
+/// handler never builds JSON by hand:
+///
+///   out.begin_object();
+///   out.key("name"); out.string(user_text);       // quotes, \n, ... escaped
+///   out.key("tags"); out.begin_array(); out.int64(1); out.end_array();
+///   out.end_object();                             // {"name":"...","tags":[1]}
+///
+/// Inside an array or object each scalar writer appends the next value; the outermost
+/// end makes the result. A handler that returns with one still open answers -32603.
 class Writer {
  public:
   explicit Writer(swb_writer* w) noexcept : w_(w) {}
+  void begin_object() { check(swb_writer_begin_object(w_)); }
+  void end_object() { check(swb_writer_end_object(w_)); }
+  void begin_array() { check(swb_writer_begin_array(w_)); }
+  void end_array() { check(swb_writer_end_array(w_)); }
+  /// The next member's key (an object must be open); its value follows.
+  void key(std::string_view k) { check(swb_writer_key(w_, k.data(), k.size())); }
   void raw_json(std::string_view json) { check(swb_writer_raw_json(w_, json.data(), json.size())); }
   void null() { check(swb_writer_null(w_)); }
   void boolean(bool v) { check(swb_writer_bool(w_, v)); }
@@ -278,6 +312,14 @@ class Writer {
   void error(std::int32_t code, std::string_view message, std::string_view data = {}) {
     check(swb_writer_error(w_, code, message.data(), message.size(), data.data(), data.size()));
   }
+  /// -32602 Invalid params with detail in data (as the Rust typed path words it).
+  void invalid_params(std::string_view detail) {
+    check(swb_writer_invalid_params(w_, detail.data(), detail.size()));
+  }
+  /// -32603 Internal error with detail in data.
+  void handler_failed(std::string_view detail) {
+    check(swb_writer_handler_failed(w_, detail.data(), detail.size()));
+  }
 
  private:
   swb_writer* w_;
@@ -286,7 +328,8 @@ class Writer {
 /// A method handler: writes its result through the Writer (nothing written: null);
 /// throws RpcError to answer that error; an Error from reading params (a Value of the
 /// wrong kind, a number that does not fit, a missing member or element) answers
-/// -32602 Invalid params; any other exception answers -32603.
+/// -32602 Invalid params with its detail in data ("missing field `minuend`"); any
+/// other exception answers -32603 Internal error with its what() in data's "detail".
 using Handler = std::function<void(const Call&, Writer&)>;
 /// A notification handler (never answered). Exceptions are swallowed.
 using NotificationHandler = std::function<void(const Call&)>;
@@ -308,11 +351,20 @@ inline int call_handler(void* ud, const swb_call* call, swb_writer* w) noexcept 
                      e.data().size());
     return 1;
   } catch (const Error& e) {
+    // A params read that failed: -32602; any other failed call: -32603. Either way
+    // with the detail in data (escaped by the library); an error already written
+    // stands (these then return SWB_RESULT_ALREADY_ANSWERED).
+    std::string_view detail = e.detail();
     if (is_params_error(e.code())) {
-      // A params read that failed: -32602, with the reason (the code's text has no
-      // character JSON would need escaped).
-      std::string data = std::string(R"({"field":"params","reason":")") + e.what() + "\"}";
-      swb_writer_error(w, -32602, "Invalid params", 14, data.data(), data.size());
+      swb_writer_invalid_params(w, detail.data(), detail.size());
+    } else {
+      swb_writer_handler_failed(w, detail.data(), detail.size());
+    }
+    return 1;
+  } catch (const std::exception& e) {
+    std::string_view detail = e.what();
+    if (swb_writer_handler_failed(w, detail.data(), detail.size()) == SWB_RESULT_INVALID_UTF8) {
+      swb_writer_handler_failed(w, "the handler threw an exception", 30);
     }
     return 1;
   } catch (...) {

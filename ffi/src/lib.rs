@@ -56,9 +56,11 @@ pub use router::{
     swb_router, swb_router_builder, swb_router_builder_build, swb_router_builder_free,
     swb_router_builder_method, swb_router_builder_new, swb_router_builder_notification,
     swb_router_builder_response_sink, swb_router_builder_schema, swb_router_builder_set_config,
-    swb_router_builder_set_title, swb_router_clone, swb_router_free, swb_writer, swb_writer_bool,
-    swb_writer_double, swb_writer_error, swb_writer_int64, swb_writer_null, swb_writer_raw_json,
-    swb_writer_string, swb_writer_uint64,
+    swb_router_builder_set_title, swb_router_clone, swb_router_free, swb_writer,
+    swb_writer_begin_array, swb_writer_begin_object, swb_writer_bool, swb_writer_double,
+    swb_writer_end_array, swb_writer_end_object, swb_writer_error, swb_writer_handler_failed,
+    swb_writer_int64, swb_writer_invalid_params, swb_writer_key, swb_writer_null,
+    swb_writer_raw_json, swb_writer_string, swb_writer_uint64,
 };
 pub use session::{
     swb_session, swb_session_dropped_responses, swb_session_free, swb_session_handle,

@@ -48,6 +48,10 @@ pub enum swb_result {
     /// this thread: kept after its callback returned, used on another thread, or
     /// not made by switchboard. Nothing was read.
     ValueNotLive = 2004,
+    /// The writer cannot take this now: a value inside an object where its key is
+    /// due, a key outside an object or right after another key, or an end that does
+    /// not match the innermost begin (`swb_writer_begin_object`). Nothing was written.
+    WriterState = 2005,
     /// A method name is empty.
     EmptyMethodName = 3000,
     /// A method name starts with `rpc.`, reserved for extensions (`rpc.discover` is built in).
@@ -81,7 +85,7 @@ pub enum swb_result {
 }
 
 /// Every code, for `swb_result_message` and the tests.
-pub(crate) const ALL: [swb_result; 25] = {
+pub(crate) const ALL: [swb_result; 26] = {
     use swb_result::*;
     [
         Ok,
@@ -97,6 +101,7 @@ pub(crate) const ALL: [swb_result; 25] = {
         NotABatch,
         IndexOutOfRange,
         ValueNotLive,
+        WriterState,
         EmptyMethodName,
         ReservedMethodName,
         DuplicateMethod,
@@ -135,6 +140,7 @@ impl swb_result {
             NotABatch => "the last classified message is not a batch\0",
             IndexOutOfRange => "the index is out of range\0",
             ValueNotLive => "the value is not from a callback running on this thread\0",
+            WriterState => "the writer expects a key, a value or another end here\0",
             EmptyMethodName => "a method name is empty\0",
             ReservedMethodName => "method names starting with rpc. are reserved\0",
             DuplicateMethod => "a method name is registered twice\0",

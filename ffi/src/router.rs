@@ -243,15 +243,131 @@ fn callback_failed() -> RpcError {
     )
 }
 
+/// -32603 for a callback that returned with an array or object still open.
+fn left_open() -> RpcError {
+    RpcError::internal("the handler left an array or object open")
+}
+
 /// What a callback's writer handle points to, on the stack of the call.
 struct Writer<'a, 'o> {
     out: &'a mut ResultWriter<'o>,
     error: Option<RpcError>,
+    nest: Nest,
+}
+
+/// The result being built inside `swb_writer_begin_object`/`_array`: written into
+/// the call's answer when the outermost one ends (no allocation until one begins).
+#[derive(Default)]
+struct Nest {
+    /// The JSON so far, from the outermost `[` or `{`.
+    doc: Vec<u8>,
+    /// The arrays and objects begun and not ended, innermost last.
+    open: Vec<Open>,
+    /// The innermost object has a key waiting for its value.
+    after_key: bool,
+}
+
+#[derive(Clone, Copy)]
+struct Open {
+    object: bool,
+    empty: bool,
+}
+
+impl Nest {
+    /// What goes before the next value (a comma or nothing), if a value may come
+    /// next: not inside an object before its key.
+    fn value_prefix(&self) -> Result<&'static [u8], swb_result> {
+        match self.open.last() {
+            None => Ok(b""),
+            Some(o) if o.object && !self.after_key => Err(swb_result::WriterState),
+            Some(o) if o.object || o.empty => Ok(b""),
+            Some(_) => Ok(b","),
+        }
+    }
+
+    /// Records that a value was written.
+    fn commit_value(&mut self) {
+        if let Some(o) = self.open.last_mut() {
+            o.empty = false;
+        }
+        self.after_key = false;
+    }
 }
 
 impl Writer<'_, '_> {
     fn answered(&self) -> bool {
         self.error.is_some() || self.out.is_written()
+    }
+
+    /// Writes one value with `f`: the call's result, or the next value of the open
+    /// array or object. On failure (`on_err`) nothing is written.
+    fn value(
+        &mut self,
+        on_err: swb_result,
+        f: impl FnOnce(&mut ResultWriter<'_>) -> Result<(), RpcError>,
+    ) -> Result<(), swb_result> {
+        if self.nest.open.is_empty() {
+            return f(self.out).map_err(|_| on_err);
+        }
+        let prefix = self.nest.value_prefix()?;
+        let mark = self.nest.doc.len();
+        self.nest.doc.extend_from_slice(prefix);
+        if f(&mut ResultWriter::new(&mut self.nest.doc)).is_err() {
+            self.nest.doc.truncate(mark);
+            return Err(on_err);
+        }
+        self.nest.commit_value();
+        Ok(())
+    }
+
+    /// Begins an array or object where a value may come.
+    fn begin(&mut self, object: bool) -> Result<(), swb_result> {
+        let prefix = self.nest.value_prefix()?;
+        self.nest.doc.extend_from_slice(prefix);
+        self.nest.doc.push(if object { b'{' } else { b'[' });
+        self.nest.commit_value();
+        self.nest.open.push(Open {
+            object,
+            empty: true,
+        });
+        Ok(())
+    }
+
+    /// Ends the innermost array or object; the outermost one becomes the result.
+    fn end(&mut self, object: bool) -> Result<(), swb_result> {
+        match self.nest.open.last() {
+            Some(o) if o.object == object && !self.nest.after_key => {}
+            _ => return Err(swb_result::WriterState),
+        }
+        self.nest.open.pop();
+        self.nest.doc.push(if object { b'}' } else { b']' });
+        if self.nest.open.is_empty() {
+            // Checked as any raw result (it is valid by construction, but not more
+            // than 128 levels deep): refused, the whole value is dropped.
+            let done = self.out.raw_json(&self.nest.doc);
+            self.nest.doc = Vec::new();
+            done.map_err(|_| swb_result::InvalidJson)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a member's key in the innermost object.
+    fn key(&mut self, key: &str) -> Result<(), swb_result> {
+        let empty = match self.nest.open.last() {
+            Some(o) if o.object && !self.nest.after_key => o.empty,
+            _ => return Err(swb_result::WriterState),
+        };
+        if !empty {
+            self.nest.doc.push(b',');
+        }
+        // A string never fails to write.
+        let _ = ResultWriter::new(&mut self.nest.doc).str(key);
+        self.nest.doc.push(b':');
+        if let Some(o) = self.nest.open.last_mut() {
+            o.empty = false;
+        }
+        self.nest.after_key = true;
+        Ok(())
     }
 }
 
@@ -334,7 +450,11 @@ pub unsafe extern "C" fn swb_router_builder_method(
         let f = move |call: &Call<'_>, out: &mut ResultWriter<'_>| -> Result<(), RpcError> {
             let view = call_view(call);
             let _live = LiveParams::enter(params_bytes(call));
-            let mut w = Writer { out, error: None };
+            let mut w = Writer {
+                out,
+                error: None,
+                nest: Nest::default(),
+            };
             // SAFETY: the registration contract keeps `cb` callable with `ud.get()`;
             // `view` and `w` live on this frame until the callback returns, which is
             // as long as the callback may use them (documented).
@@ -344,6 +464,9 @@ pub unsafe extern "C" fn swb_router_builder_method(
             }
             if rc != 0 {
                 return Err(callback_failed());
+            }
+            if !w.nest.open.is_empty() {
+                return Err(left_open());
             }
             Ok(())
         };
@@ -625,7 +748,9 @@ unsafe fn with_writer(
 /// one JSON value (checked; `SWB_RESULT_INVALID_JSON` otherwise, nothing written).
 ///
 /// Every `swb_writer_*` function returns `SWB_RESULT_ALREADY_ANSWERED` (and writes
-/// nothing) once the call has its answer: a callback answers once.
+/// nothing) once the call has its answer: a callback answers once. Each value writer
+/// writes the result, or the next value inside an open array or object (see
+/// `swb_writer_begin_object`).
 ///
 /// # Safety
 /// - `writer` must be NULL or the writer of the running callback, on its thread.
@@ -640,7 +765,7 @@ pub unsafe extern "C" fn swb_writer_raw_json(
     unsafe {
         with_writer(writer, |w| {
             let json = bytes(json.cast(), json_len)?;
-            w.out.raw_json(json).map_err(|_| swb_result::InvalidJson)
+            w.value(swb_result::InvalidJson, |out| out.raw_json(json))
         })
     }
 }
@@ -654,7 +779,7 @@ pub unsafe extern "C" fn swb_writer_null(writer: *mut swb_writer) -> swb_result 
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_writer(writer, |w| {
-            w.out.null().map_err(|_| swb_result::AlreadyAnswered)
+            w.value(swb_result::AlreadyAnswered, |out| out.null())
         })
     }
 }
@@ -668,7 +793,7 @@ pub unsafe extern "C" fn swb_writer_bool(writer: *mut swb_writer, value: bool) -
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_writer(writer, |w| {
-            w.out.bool(value).map_err(|_| swb_result::AlreadyAnswered)
+            w.value(swb_result::AlreadyAnswered, |out| out.bool(value))
         })
     }
 }
@@ -682,7 +807,7 @@ pub unsafe extern "C" fn swb_writer_int64(writer: *mut swb_writer, value: i64) -
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_writer(writer, |w| {
-            w.out.i64(value).map_err(|_| swb_result::AlreadyAnswered)
+            w.value(swb_result::AlreadyAnswered, |out| out.i64(value))
         })
     }
 }
@@ -696,7 +821,7 @@ pub unsafe extern "C" fn swb_writer_uint64(writer: *mut swb_writer, value: u64) 
     // SAFETY: forwarded from the caller's contract.
     unsafe {
         with_writer(writer, |w| {
-            w.out.u64(value).map_err(|_| swb_result::AlreadyAnswered)
+            w.value(swb_result::AlreadyAnswered, |out| out.u64(value))
         })
     }
 }
@@ -714,7 +839,7 @@ pub unsafe extern "C" fn swb_writer_double(writer: *mut swb_writer, value: f64) 
             if !value.is_finite() {
                 return Err(swb_result::NotFinite);
             }
-            w.out.f64(value).map_err(|_| swb_result::AlreadyAnswered)
+            w.value(swb_result::AlreadyAnswered, |out| out.f64(value))
         })
     }
 }
@@ -735,7 +860,146 @@ pub unsafe extern "C" fn swb_writer_string(
     unsafe {
         with_writer(writer, |w| {
             let s = text(str, len)?;
-            w.out.str(s).map_err(|_| swb_result::AlreadyAnswered)
+            w.value(swb_result::AlreadyAnswered, |out| out.str(s))
+        })
+    }
+}
+
+/// Begins an object as the result (or as the next value inside an open array or
+/// object, or after a key): then `swb_writer_key` and a value for each member, and
+/// `swb_writer_end_object`. The result is the outermost value once it ends; a callback
+/// that returns with an array or object still open answers -32603 Internal error.
+///
+/// Keys and strings are escaped as JSON needs (quotes, backslashes, control
+/// characters; UTF-8 is kept as it is), so a result never needs JSON built by hand.
+/// Inside an array or object, every value writer (`swb_writer_null`, `_bool`,
+/// `_int64`, `_uint64`, `_double`, `_string`, `_raw_json`, `_begin_array`,
+/// `_begin_object`) appends the next value; a value where a key is due, a key outside
+/// an object or after a key, or an end that does not match its begin gives
+/// `SWB_RESULT_WRITER_STATE` and writes nothing. The outermost end checks the whole
+/// value as `swb_writer_raw_json` does: deeper than 128 levels, `SWB_RESULT_INVALID_JSON`,
+/// and the value is dropped. `swb_writer_error` (or `_invalid_params`,
+/// `_handler_failed`) stays allowed while a value is open: the error is the answer.
+///
+/// ```c
+/// swb_writer_begin_object(w);
+/// swb_writer_key(w, "name", 4);  swb_writer_string(w, name, name_len);
+/// swb_writer_key(w, "tags", 4);  swb_writer_begin_array(w);
+///   swb_writer_int64(w, 1);  swb_writer_int64(w, 2);
+/// swb_writer_end_array(w);
+/// swb_writer_end_object(w);    // {"name":"...","tags":[1,2]}
+/// ```
+///
+/// # Safety
+/// - `writer` must be NULL or the writer of the running callback, on its thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn swb_writer_begin_object(writer: *mut swb_writer) -> swb_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { with_writer(writer, |w| w.begin(true)) }
+}
+
+/// Ends the innermost object (see `swb_writer_begin_object`).
+///
+/// # Safety
+/// - `writer` must be NULL or the writer of the running callback, on its thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn swb_writer_end_object(writer: *mut swb_writer) -> swb_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { with_writer(writer, |w| w.end(true)) }
+}
+
+/// Begins an array: then its values, and `swb_writer_end_array` (see
+/// `swb_writer_begin_object`).
+///
+/// # Safety
+/// - `writer` must be NULL or the writer of the running callback, on its thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn swb_writer_begin_array(writer: *mut swb_writer) -> swb_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { with_writer(writer, |w| w.begin(false)) }
+}
+
+/// Ends the innermost array (see `swb_writer_begin_object`).
+///
+/// # Safety
+/// - `writer` must be NULL or the writer of the running callback, on its thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn swb_writer_end_array(writer: *mut swb_writer) -> swb_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { with_writer(writer, |w| w.end(false)) }
+}
+
+/// Writes the key of the next member of the innermost object: `len` bytes of UTF-8
+/// (`SWB_RESULT_INVALID_UTF8` otherwise), escaped; a value must follow. Outside an
+/// object, or right after another key, `SWB_RESULT_WRITER_STATE`.
+///
+/// # Safety
+/// - `writer` must be NULL or the writer of the running callback, on its thread.
+/// - `key` must be NULL or point to `len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn swb_writer_key(
+    writer: *mut swb_writer,
+    key: *const c_char,
+    len: usize,
+) -> swb_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_writer(writer, |w| {
+            let key = text(key, len)?;
+            w.key(key)
+        })
+    }
+}
+
+/// Answers -32602 Invalid params with `detail` (UTF-8, copied) in `data`, as the Rust
+/// API's typed methods do: `{"detail":"...","field":"params","reason":"do not fit the
+/// method"}`, the detail for example "missing field `minuend`".
+///
+/// # Safety
+/// - `writer` must be NULL or the writer of the running callback, on its thread.
+/// - `detail` must be NULL or point to `len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn swb_writer_invalid_params(
+    writer: *mut swb_writer,
+    detail: *const c_char,
+    len: usize,
+) -> swb_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { error_with_detail(writer, detail, len, |d| RpcError::invalid_params(d)) }
+}
+
+/// Answers -32603 Internal error with `detail` (UTF-8, copied; say what failed) in
+/// `data`, as the Rust API does for a failed handler: `{"detail":"...","reason":"the
+/// handler failed"}`.
+///
+/// # Safety
+/// - `writer` must be NULL or the writer of the running callback, on its thread.
+/// - `detail` must be NULL or point to `len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn swb_writer_handler_failed(
+    writer: *mut swb_writer,
+    detail: *const c_char,
+    len: usize,
+) -> swb_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { error_with_detail(writer, detail, len, |d| RpcError::internal(d)) }
+}
+
+/// Answers with the error `make` builds from `detail` (`len` bytes of UTF-8).
+///
+/// # Safety
+/// - As for `swb_writer_invalid_params`.
+unsafe fn error_with_detail(
+    writer: *mut swb_writer,
+    detail: *const c_char,
+    len: usize,
+    make: fn(&str) -> RpcError,
+) -> swb_result {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe {
+        with_writer(writer, |w| {
+            w.error = Some(make(text(detail, len)?));
+            Ok(())
         })
     }
 }

@@ -145,6 +145,33 @@ fn classifier_views_survive_scratch_growth() {
     unsafe { swb_classifier_free(c) };
 }
 
+/// A router with one method, `w`, answered by `cb`, and a session on it.
+fn method_w(cb: swb_method_fn) -> (*const swb_router, *mut swb_session) {
+    let mut b = ptr::null_mut();
+    let mut r = ptr::null();
+    let mut s = ptr::null_mut();
+    // SAFETY: valid arguments throughout; the caller frees both with `free_w`.
+    unsafe {
+        assert_eq!(swb_router_builder_new(&mut b), swb_result::Ok);
+        assert_eq!(
+            swb_router_builder_method(b, c"w".as_ptr(), 1, cb, ptr::null_mut(), None),
+            swb_result::Ok
+        );
+        assert_eq!(swb_router_builder_build(b, &mut r), swb_result::Ok);
+        assert_eq!(swb_session_new(r, &mut s), swb_result::Ok);
+    }
+    (r, s)
+}
+
+/// Frees what `method_w` made.
+fn free_w(r: *const swb_router, s: *mut swb_session) {
+    // SAFETY: live handles from `method_w`, freed once.
+    unsafe {
+        swb_session_free(s);
+        swb_router_free(r);
+    }
+}
+
 #[test]
 fn writer_refuses_second_answers_and_bad_values() {
     unsafe extern "C" fn cb(_: *mut c_void, _: *const swb_call, w: *mut swb_writer) -> c_int {
@@ -164,28 +191,65 @@ fn writer_refuses_second_answers_and_bad_values() {
         }
         0
     }
-    let mut b = ptr::null_mut();
-    let mut r = ptr::null();
-    let mut s = ptr::null_mut();
-    // SAFETY: valid arguments throughout; every handle freed once.
-    unsafe {
-        assert_eq!(swb_router_builder_new(&mut b), swb_result::Ok);
-        assert_eq!(
-            swb_router_builder_method(b, c"w".as_ptr(), 1, Some(cb), ptr::null_mut(), None),
-            swb_result::Ok
-        );
-        assert_eq!(swb_router_builder_build(b, &mut r), swb_result::Ok);
-        assert_eq!(swb_session_new(r, &mut s), swb_result::Ok);
-    }
+    let (r, s) = method_w(Some(cb));
     assert_eq!(
         handle(s, br#"{"jsonrpc":"2.0","method":"w","id":1}"#).unwrap(),
         br#"{"jsonrpc":"2.0","result":2.5,"id":1}"#
     );
-    // SAFETY: live handles, freed once.
-    unsafe {
-        swb_session_free(s);
-        swb_router_free(r);
+    free_w(r, s);
+}
+
+#[test]
+fn writer_builds_nested_values_and_detailed_errors() {
+    unsafe extern "C" fn cb(_: *mut c_void, call: *const swb_call, w: *mut swb_writer) -> c_int {
+        // SAFETY: `w` and `call` are the running callback's.
+        unsafe {
+            let k = |s: &str| (s.as_ptr().cast(), s.len());
+            match (*call).params.as_bytes() {
+                b"[1]" => {
+                    assert_eq!(swb_writer_begin_object(w), swb_result::Ok);
+                    assert_eq!(swb_writer_int64(w, 1), swb_result::WriterState);
+                    let (p, n) = k("a\"\u{1}\u{e9}");
+                    assert_eq!(swb_writer_key(w, p, n), swb_result::Ok);
+                    assert_eq!(swb_writer_begin_array(w), swb_result::Ok);
+                    let (p, n) = k("\\\n");
+                    assert_eq!(swb_writer_string(w, p, n), swb_result::Ok);
+                    assert_eq!(swb_writer_null(w), swb_result::Ok);
+                    assert_eq!(swb_writer_end_object(w), swb_result::WriterState);
+                    assert_eq!(swb_writer_end_array(w), swb_result::Ok);
+                    assert_eq!(swb_writer_end_object(w), swb_result::Ok);
+                    assert_eq!(swb_writer_null(w), swb_result::AlreadyAnswered);
+                }
+                b"[2]" => {
+                    assert_eq!(swb_writer_begin_array(w), swb_result::Ok);
+                }
+                _ => {
+                    let (p, n) = k("missing field `x`");
+                    assert_eq!(swb_writer_invalid_params(w, p, n), swb_result::Ok);
+                    assert_eq!(
+                        swb_writer_handler_failed(w, p, n),
+                        swb_result::AlreadyAnswered
+                    );
+                }
+            }
+        }
+        0
     }
+    let (r, s) = method_w(Some(cb));
+    assert_eq!(
+        handle(s, br#"{"jsonrpc":"2.0","method":"w","params":[1],"id":1}"#).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"result\":{\"a\\\"\\u0001\u{e9}\":[\"\\\\\\n\",null]},\"id\":1}"
+            .as_bytes()
+    );
+    assert_eq!(
+        handle(s, br#"{"jsonrpc":"2.0","method":"w","params":[2],"id":2}"#).unwrap(),
+        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"detail":"the handler left an array or object open","reason":"the handler failed"}},"id":2}"#
+    );
+    assert_eq!(
+        handle(s, br#"{"jsonrpc":"2.0","method":"w","id":3}"#).unwrap(),
+        br#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"detail":"missing field `x`","field":"params","reason":"do not fit the method"}},"id":3}"#
+    );
+    free_w(r, s);
 }
 
 // ---- Reading params: swb_call_params and the swb_value_* readers ----

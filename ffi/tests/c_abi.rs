@@ -48,6 +48,11 @@ fn c_params_read_in_callbacks() {
 }
 
 #[test]
+fn c_writer_objects_arrays_and_detailed_errors() {
+    c_test("test_writer.c");
+}
+
+#[test]
 fn every_c_test_is_run() {
     // The list the sanitizer and valgrind script (check.sh) also uses must hold every
     // program in tests/c/.

@@ -14,22 +14,6 @@ fn examples_dir() -> std::path::PathBuf {
     ffi_dir().join("examples")
 }
 
-/// Whether a tool the test needs is missing; in CI (CI set) that is a failure, on a
-/// developer machine a loud skip.
-fn missing(what: &str, why: &str) -> bool {
-    let msg = format!(
-        "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\
-         !!! SKIPPED: {what}: {why}\n\
-         !!! (install it: see ffi/README.md; in CI this is a failure)\n\
-         !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
-    );
-    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-        panic!("{msg}");
-    }
-    eprintln!("{msg}");
-    true
-}
-
 #[test]
 fn ndjson_server_answers_line_by_line() {
     let dir = out_dir("examples");

@@ -25,3 +25,8 @@ pub mod site;
 pub mod stdio;
 pub mod streamable;
 pub mod ws;
+
+/// The crate README's examples (the crates.io page), compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -300,3 +300,9 @@ pub mod counting {
         ALLOCATIONS.with(Cell::get)
     }
 }
+
+/// The workspace README's Rust examples, compiled and run as doctests (here, in a crate
+/// that is not published: the README lies outside every package).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

@@ -309,7 +309,7 @@ pub struct ResultWriter<'o> {
     pub(crate) written: bool,
 }
 
-impl ResultWriter<'_> {
+impl<'o> ResultWriter<'o> {
     #[inline]
     fn begin(&mut self) -> Result<(), RpcError> {
         if self.written {
@@ -317,6 +317,27 @@ impl ResultWriter<'_> {
         }
         self.written = true;
         Ok(())
+    }
+
+    /// A writer that appends one value to `out`, exactly as a handler's result would
+    /// be written: for building a larger JSON text value by value (the C ABI's object
+    /// and array writers do).
+    ///
+    /// ```
+    /// use switchboard::ResultWriter;
+    /// let mut doc = b"[".to_vec();
+    /// ResultWriter::new(&mut doc).str("a \"quoted\"\nline").unwrap();
+    /// doc.push(b',');
+    /// ResultWriter::new(&mut doc).f64(0.1).unwrap();
+    /// doc.push(b']');
+    /// assert_eq!(doc, br#"["a \"quoted\"\nline",0.1]"#);
+    /// ```
+    #[inline]
+    pub fn new(out: &'o mut Vec<u8>) -> Self {
+        ResultWriter {
+            out,
+            written: false,
+        }
     }
 
     /// Whether a result has been written.

@@ -945,7 +945,7 @@ mod tests {
     }
 
     /// Build time and lookup speed, for a person to read:
-    /// `cargo test --release -p switchboard --lib method_table -- --ignored --nocapture`.
+    /// `cargo test --release -p switchboard-core --lib method_table -- --ignored --nocapture`.
     #[test]
     #[ignore = "prints timings; run by hand in release mode"]
     fn print_build_and_lookup_times() {

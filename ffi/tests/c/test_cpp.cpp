@@ -199,6 +199,15 @@ static void classifier() {
   CHECK(nob.classify("[1]").error_reason() == "batches are disabled");
 }
 
+// Checks that the session answers in with want.
+static void expect_answer(sb::Session& s, std::string_view in, std::string_view want) {
+  auto got = s.handle(in);
+  CHECK(got && *got == want);
+  if (!got || *got != want)
+    std::fprintf(stderr, "  for %.*s got %.*s\n", int(in.size()), in.data(),
+                 got ? int(got->size()) : 0, got ? got->data() : "");
+}
+
 // Params read in place through sb::Value: positional and named, strings unescaped,
 // iteration, and failed reads answering -32602.
 static void params_values() {
@@ -208,7 +217,7 @@ static void params_values() {
                   [](const sb::Call& call, sb::Writer& out) {
                     sb::Value p = call.params_value();
                     if (p.is_array()) {
-                      CHECK(p.size() == 2);
+                      CHECK(p.size() <= 2);  // [1]: p[1] is missing
                       out.int64(p[std::size_t{0}].as_int64() - p[1].as_int64());
                     } else {
                       out.int64(p["minuend"].as_int64() - p["subtrahend"].as_int64());
@@ -258,33 +267,101 @@ static void params_values() {
                   })
           .build();
   sb::Session s(router);
-  auto is = [&](std::string_view in, std::string_view want) {
-    auto got = s.handle(in);
-    CHECK(got && *got == want);
-    if (!got || *got != want)
-      std::fprintf(stderr, "  for %.*s got %.*s\n", int(in.size()), in.data(),
-                   got ? int(got->size()) : 0, got ? got->data() : "");
-  };
+  auto is = [&](std::string_view in, std::string_view want) { expect_answer(s, in, want); };
   is(R"({"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1})",
      R"({"jsonrpc":"2.0","result":19,"id":1})");
   is(R"({"jsonrpc":"2.0","method":"subtract","params":{"subtrahend":23,"min\u0075end":42},"id":2})",
      R"({"jsonrpc":"2.0","result":19,"id":2})");
   is(R"({"jsonrpc":"2.0","method":"subtract","params":{"minuend":1.5,"subtrahend":1},"id":3})",
-     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"the number does not fit the requested type"}},"id":3})");
+     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"detail":"the number does not fit the requested type","field":"params","reason":"do not fit the method"}},"id":3})");
   is(R"({"jsonrpc":"2.0","method":"subtract","params":{"minuend":1},"id":4})",
-     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"the object has no member of that name"}},"id":4})");
+     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"detail":"missing field `subtrahend`","field":"params","reason":"do not fit the method"}},"id":4})");
   is(R"({"jsonrpc":"2.0","method":"subtract","params":["a","b"],"id":5})",
-     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"the value is not of the kind this reader needs"}},"id":5})");
+     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"detail":"the value is not of the kind this reader needs","field":"params","reason":"do not fit the method"}},"id":5})");
   is(R"({"jsonrpc":"2.0","method":"subtract","id":6})",
-     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"field":"params","reason":"the value is not of the kind this reader needs"}},"id":6})");
+     R"({"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params","data":{"detail":"the value is not of the kind this reader needs","field":"params","reason":"do not fit the method"}},"id":6})");
   is(R"({"jsonrpc":"2.0","method":"describe","params":{"caf\u00e9":"a\nb","n":2.5,"l":[1,[2],{}],"o":{"x":1},"t":true,"z":null,"p":"plain"},"id":7})",
      "{\"jsonrpc\":\"2.0\",\"result\":\"caf\u00e9=a\\nb;n=2.500000;l=#3;o=#1;t=T;z=null;p=plain;\",\"id\":7}");
   is(R"({"jsonrpc":"2.0","method":"absent","id":8})", R"({"jsonrpc":"2.0","result":true,"id":8})");
+  is(R"({"jsonrpc":"2.0","method":"subtract","params":[1],"id":9})",
+     R"({"jsonrpc":"2.0","error":)" + std::string(R"({"code":-32602,"message":"Invalid params","data":{"detail":"missing element 1","field":"params","reason":"do not fit the method"}})") + R"(,"id":9})");
+}
+
+// Results built with the Writer's objects, arrays and keys: a user's text with quotes,
+// backslashes, control characters and non-ASCII comes out as valid, exact JSON; misuse
+// throws; a handler's exception reaches the client's error data.
+static void writer_values() {
+  sb::Router router =
+      sb::RouterBuilder()
+          .method("profile",
+                  [](const sb::Call& call, sb::Writer& out) {
+                    sb::Value p = call.params_value();
+                    out.begin_object();
+                    out.key("name");
+                    out.string(p["name"].str());
+                    out.key("len");
+                    out.uint64(p["name"].str().size());
+                    out.key("tags");
+                    out.begin_array();
+                    for (const auto& t : p["tags"]) out.string(t.value.str());
+                    out.begin_object();
+                    out.end_object();
+                    out.end_array();
+                    out.key("ok");
+                    out.boolean(true);
+                    out.key("raw");
+                    out.raw_json(R"([1, {"a": null}])");
+                    out.end_object();
+                  })
+          .method("misuse",
+                  [](const sb::Call&, sb::Writer& out) {
+                    auto code = [&](auto f) {
+                      try {
+                        f();
+                      } catch (const sb::Error& e) {
+                        return e.code();
+                      }
+                      return SWB_RESULT_OK;
+                    };
+                    CHECK(code([&] { out.key("x"); }) == SWB_RESULT_WRITER_STATE);
+                    out.begin_array();
+                    CHECK(code([&] { out.key("x"); }) == SWB_RESULT_WRITER_STATE);
+                    CHECK(code([&] { out.end_object(); }) == SWB_RESULT_WRITER_STATE);
+                    CHECK(code([&] { out.string("\xff"); }) == SWB_RESULT_INVALID_UTF8);
+                    out.begin_object();
+                    CHECK(code([&] { out.int64(1); }) == SWB_RESULT_WRITER_STATE);
+                    out.key("k");
+                    out.number(0.25);
+                    out.end_object();
+                    out.end_array();
+                  })
+          .method("left_open", [](const sb::Call&, sb::Writer& out) { out.begin_object(); })
+          .method("throws", [](const sb::Call&, sb::Writer&) {
+            throw std::runtime_error("cannot open \"db\":\n\tdenied");
+          })
+          .method("writer_error", [](const sb::Call&, sb::Writer& out) {
+            out.begin_object();
+            out.end_array();  // throws Error(WRITER_STATE): -32603 with its text
+          })
+          .build();
+  sb::Session s(router);
+  auto is = [&](std::string_view in, std::string_view want) { expect_answer(s, in, want); };
+  is(R"({"jsonrpc":"2.0","method":"profile","params":{"name":"Zo\u00eb \"Z\" \\ \u0001\n\ud83d\ude00","tags":["a\"b","\u20ac"]},"id":1})",
+     "{\"jsonrpc\":\"2.0\",\"result\":{\"name\":\"Zo\xc3\xab \\\"Z\\\" \\\\ \\u0001\\n\xf0\x9f\x98\x80\",\"len\":17,"
+     "\"tags\":[\"a\\\"b\",\"\xe2\x82\xac\",{}],\"ok\":true,\"raw\":[1, {\"a\": null}]},\"id\":1}");
+  is(R"({"jsonrpc":"2.0","method":"misuse","id":2})", R"({"jsonrpc":"2.0","result":[{"k":0.25}],"id":2})");
+  is(R"({"jsonrpc":"2.0","method":"left_open","id":3})",
+     R"({"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"detail":"the handler left an array or object open","reason":"the handler failed"}},"id":3})");
+  is(R"({"jsonrpc":"2.0","method":"throws","id":4})",
+     R"({"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"detail":"cannot open \"db\":\n\tdenied","reason":"the handler failed"}},"id":4})");
+  is(R"({"jsonrpc":"2.0","method":"writer_error","id":5})",
+     R"({"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":{"detail":"the writer expects a key, a value or another end here","reason":"the handler failed"}},"id":5})");
 }
 
 int main() {
   CHECK(sb::version() == SWB_VERSION);
   params_values();
+  writer_values();
   session_basics();
   builder_errors();
   threads();

@@ -133,4 +133,21 @@ pub const C_TESTS: &[&str] = &[
     "test_errors.c",
     "test_threads.c",
     "test_params.c",
+    "test_writer.c",
 ];
+
+/// Whether a tool the test needs is missing; in CI (CI set) that is a failure, on a
+/// developer machine a loud skip.
+pub fn missing(what: &str, why: &str) -> bool {
+    let msg = format!(
+        "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\
+         !!! SKIPPED: {what}: {why}\n\
+         !!! (install it: see ffi/README.md; in CI this is a failure)\n\
+         !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
+    );
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        panic!("{msg}");
+    }
+    eprintln!("{msg}");
+    true
+}
