@@ -715,6 +715,22 @@ impl Connection {
 
     /// Delivers a response from the client to the request awaiting it; `false`
     /// (and counted) when none awaits these exact id bytes.
+    ///
+    /// ```
+    /// use switchboard::connection::{block_on, Connection, ConnectionConfig};
+    /// use switchboard::{Message, Parser};
+    /// let (conn, _outgoing) = Connection::new(&ConnectionConfig::new());
+    /// let asked = conn.peer().request("ping", &()); // id 1, pending from now
+    /// // A driver without a session parses what the client sent and delivers it.
+    /// let mut parser = Parser::new();
+    /// let Message::Response(r) = parser.parse(br#"{"jsonrpc":"2.0","result":"pong","id":1}"#) else {
+    ///     panic!()
+    /// };
+    /// assert!(conn.deliver(&r));
+    /// assert!(!conn.deliver(&r)); // the same answer again: dropped, and counted
+    /// assert_eq!(conn.unmatched_responses(), 1);
+    /// assert_eq!(block_on(asked).unwrap().as_bytes(), br#""pong""#);
+    /// ```
     pub fn deliver(&self, response: &Response<'_>) -> bool {
         let outcome = || match response.outcome() {
             Ok(result) => Ok(OwnedValue::from_raw(result)),
@@ -763,6 +779,21 @@ impl Connection {
     /// registers `cx`'s waker to be woken when an earlier one is set or the
     /// connection closes. A driver sleeps until the deadline it returns (or
     /// until woken) and calls it again.
+    ///
+    /// ```
+    /// use std::task::{Context, Waker};
+    /// use std::time::{Duration, Instant};
+    /// use switchboard::connection::{block_on, Connection, ConnectionConfig, PeerError};
+    /// let (conn, _outgoing) = Connection::new(&ConnectionConfig::new());
+    /// let asked = conn.peer().request_with_timeout("ping", &(), Some(Duration::from_secs(30)));
+    /// let mut cx = Context::from_waker(Waker::noop()); // a driver passes its task's
+    /// // Nothing is due yet: the driver sleeps until the deadline it is given.
+    /// let deadline = conn.poll_expire(&mut cx, Instant::now()).expect("a request waits");
+    /// assert_eq!(conn.pending_requests(), 1);
+    /// // At the deadline the request fails, and nothing else waits.
+    /// assert_eq!(conn.poll_expire(&mut cx, deadline), None);
+    /// assert_eq!(block_on(asked), Err(PeerError::TimedOut));
+    /// ```
     pub fn poll_expire(&self, cx: &mut Context<'_>, now: Instant) -> Option<Instant> {
         self.inner.pending.poll_expire(cx, now)
     }
