@@ -340,6 +340,32 @@ impl Client {
 
     /// [`Client::request_raw`] with a timeout of its own (`None`: wait for ever).
     ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # // A server in this process whose `never` never answers, on a free port.
+    /// # let router = switchboard::Router::builder()
+    /// #     .method_async("never", |_| async {
+    /// #         std::future::pending::<()>().await;
+    /// #         Ok(())
+    /// #     })
+    /// #     .typed("ping", |(): ()| Ok("pong"))
+    /// #     .build()?;
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// # let url = format!("http://{}/", listener.local_addr()?);
+    /// # let service = switchboard_server::http::Switchboard::new(router);
+    /// # tokio::spawn(switchboard_server::http::serve(listener, service, std::future::pending()));
+    /// use std::time::Duration;
+    /// use switchboard_client::{Client, Error};
+    /// let client = Client::connect(&url).await?; // the default timeout: 30 s
+    /// let quick = Some(Duration::from_millis(50));
+    /// let late = client.request_raw_with_timeout("never", &(), quick).await;
+    /// assert!(matches!(late, Err(Error::Timeout)));
+    /// // The client is still usable: the broken connection is not reused.
+    /// assert_eq!(client.request_raw("ping", &()).await?.as_str(), r#""pong""#);
+    /// # Ok(()) }
+    /// ```
+    ///
     /// # Errors
     /// See [`Client::request`].
     pub async fn request_raw_with_timeout<P: Serialize + ?Sized>(
