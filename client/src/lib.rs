@@ -15,17 +15,27 @@
 //! - errors as one enum ([`Error`]): the server's error object, a timeout, the
 //!   transport, an invalid response.
 //!
-//! ```no_run
-//! # async fn f() -> Result<(), switchboard_client::Error> {
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # // A server in this process (switchboard-server's HTTP transport), on a free port.
+//! # let router = switchboard::Router::builder()
+//! #     .typed("subtract", |(a, b): (f64, f64)| Ok(a - b))
+//! #     .notification("update", |_| {})
+//! #     .build()?;
+//! # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! # let url = format!("http://{}/", listener.local_addr()?);
+//! # let service = switchboard_server::http::Switchboard::new(router);
+//! # tokio::spawn(switchboard_server::http::serve(listener, service, std::future::pending()));
 //! use switchboard_client::{BatchRequest, Client};
-//! let client = Client::connect("http://127.0.0.1:8080/").await?;
+//! let client = Client::connect(&url).await?; // "http://127.0.0.1:8080/", say
 //! let diff: f64 = client.request("subtract", &[42, 23]).await?;
 //! assert_eq!(diff, 19.0);
 //! let mut batch = BatchRequest::new();
 //! batch.request("subtract", &[1, 2])?;
 //! batch.notify("update", &[5])?;
 //! let answers = client.batch(&batch).await?;
-//! assert_eq!(answers[0].as_ref().unwrap().as_str(), "-1");
+//! assert_eq!(answers[0].as_ref().unwrap().as_str(), "-1.0");
 //! # Ok(()) }
 //! ```
 //!
@@ -58,14 +68,27 @@ pub use switchboard::{RawValue, Router};
 
 /// Settings of a [`Client`].
 ///
-/// ```no_run
-/// # async fn f() -> Result<(), switchboard_client::Error> {
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # // A server in this process that wants the token, on a free port.
+/// # let router = switchboard::Router::builder().typed("add", |(a, b): (i64, i64)| Ok(a + b)).build()?;
+/// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// # let url = format!("http://{}/", listener.local_addr()?);
+/// # let service = switchboard_server::http::Switchboard::new(router).bearer_token("secret");
+/// # tokio::spawn(switchboard_server::http::serve(listener, service, std::future::pending()));
 /// use std::time::Duration;
-/// let client = switchboard_client::Client::builder()
+/// use switchboard_client::{Client, Error};
+/// let client = Client::builder()
 ///     .timeout(Some(Duration::from_secs(5)))
 ///     .bearer_token("secret")
-///     .connect("http://127.0.0.1:8080/")
+///     .connect(&url) // "http://127.0.0.1:8080/", say
 ///     .await?;
+/// assert_eq!(client.request::<_, i64>("add", &[2, 3]).await?, 5);
+/// // Without the token the server refuses the call before JSON-RPC: HTTP 401.
+/// let anonymous = Client::connect(&url).await?;
+/// let refused = anonymous.request::<_, i64>("add", &[2, 3]).await.unwrap_err();
+/// assert!(matches!(refused, Error::Http { status: 401, .. }));
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug)]
@@ -185,6 +208,54 @@ struct Inner {
 
 /// A JSON-RPC client; cheap to clone (the clones share the connection pool or
 /// the WebSocket connection and its ids).
+///
+/// Here against a server in the same process (`switchboard-server`'s HTTP
+/// transport on a free port):
+///
+/// ```
+/// use switchboard::{Router, RpcError};
+/// use switchboard_client::{BatchRequest, Client, Error};
+/// use switchboard_server::http::{Switchboard, serve};
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let router = Router::builder()
+///         .typed("subtract", |(a, b): (i64, i64)| Ok(a - b))
+///         .typed("withdraw", |(amount,): (u64,)| {
+///             Err::<u64, _>(RpcError::new(42, "insufficient funds").with_data(&amount))
+///         })
+///         .build()?;
+///     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+///     let url = format!("http://{}/", listener.local_addr()?);
+///     tokio::spawn(serve(listener, Switchboard::new(router), std::future::pending()));
+///
+///     let client = Client::connect(&url).await?;
+///     // Typed: params serialized, the result deserialized.
+///     let diff: i64 = client.request("subtract", &[42, 23]).await?;
+///     assert_eq!(diff, 19);
+///     // Raw: the result's bytes as the server wrote them (a clone shares the pool).
+///     let raw = client.clone().request_raw("subtract", &[1, 2]).await?;
+///     assert_eq!(raw.as_str(), "-1");
+///     // The server's error object, as it sent it.
+///     match client.request::<_, u64>("withdraw", &[5]).await {
+///         Err(Error::Rpc(e)) => {
+///             assert_eq!((e.code(), e.message()), (42, "insufficient funds"));
+///             assert_eq!(e.data_json(), Some("5"));
+///         }
+///         other => panic!("expected the server's error, got {other:?}"),
+///     }
+///     // A batch: the answers in request order; a notification gets none.
+///     let mut batch = BatchRequest::new();
+///     batch.request("subtract", &[10, 1])?;
+///     batch.notify("subtract", &[0, 0])?;
+///     batch.request("withdraw", &[1])?;
+///     let answers = client.batch(&batch).await?;
+///     assert_eq!(answers.len(), 2);
+///     assert_eq!(answers[0].as_ref().unwrap().parse::<i64>()?, 9);
+///     assert_eq!(answers[1].as_ref().unwrap_err().rpc().unwrap().code(), 42);
+///     Ok(())
+/// }
+/// ```
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<Inner>,
@@ -268,6 +339,32 @@ impl Client {
     }
 
     /// [`Client::request_raw`] with a timeout of its own (`None`: wait for ever).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # // A server in this process whose `never` never answers, on a free port.
+    /// # let router = switchboard::Router::builder()
+    /// #     .method_async("never", |_| async {
+    /// #         std::future::pending::<()>().await;
+    /// #         Ok(())
+    /// #     })
+    /// #     .typed("ping", |(): ()| Ok("pong"))
+    /// #     .build()?;
+    /// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// # let url = format!("http://{}/", listener.local_addr()?);
+    /// # let service = switchboard_server::http::Switchboard::new(router);
+    /// # tokio::spawn(switchboard_server::http::serve(listener, service, std::future::pending()));
+    /// use std::time::Duration;
+    /// use switchboard_client::{Client, Error};
+    /// let client = Client::connect(&url).await?; // the default timeout: 30 s
+    /// let quick = Some(Duration::from_millis(50));
+    /// let late = client.request_raw_with_timeout("never", &(), quick).await;
+    /// assert!(matches!(late, Err(Error::Timeout)));
+    /// // The client is still usable: the broken connection is not reused.
+    /// assert_eq!(client.request_raw("ping", &()).await?.as_str(), r#""pong""#);
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     /// See [`Client::request`].

@@ -14,10 +14,33 @@ use crate::{Error, ErrorObject};
 /// conversion until asked for.
 ///
 /// ```
-/// # async fn f(client: &switchboard_client::Client) -> Result<(), switchboard_client::Error> {
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # // A server in this process, on a free port.
+/// # let router = switchboard::Router::builder()
+/// #     .typed("subtract", |(a, b): (i64, i64)| Ok(a - b))
+/// #     .method("block", |_, out| out.raw_json(br#"{"number":"0x1b4","hash":"0xdc0818cf"}"#))
+/// #     .build()?;
+/// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// # let url = format!("http://{}/", listener.local_addr()?);
+/// # let service = switchboard_server::http::Switchboard::new(router);
+/// # tokio::spawn(switchboard_server::http::serve(listener, service, std::future::pending()));
+/// # let client = switchboard_client::Client::connect(&url).await?;
 /// let r = client.request_raw("subtract", &[42, 23]).await?;
 /// assert_eq!(r.as_str(), "19");
 /// let n: i64 = r.parse()?;
+/// assert_eq!(n, 19);
+/// // Read in place: one member, the rest never converted...
+/// let block = client.request_raw("block", &()).await?;
+/// assert_eq!(block.as_raw().get("number").unwrap().as_plain_str(), Some("0x1b4"));
+/// // ... or deserialized into a type that borrows from the answer.
+/// #[derive(serde::Deserialize)]
+/// struct Block<'a> {
+///     number: &'a str,
+///     hash: &'a str,
+/// }
+/// let b: Block<'_> = block.parse()?;
+/// assert_eq!((b.number, b.hash), ("0x1b4", "0xdc0818cf"));
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]

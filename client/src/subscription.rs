@@ -26,6 +26,46 @@ use crate::{Client, Error, RawResponse, Transport, message};
 /// }
 /// # Ok(()) }
 /// ```
+///
+/// The same against a server in this process (`switchboard-server` answers
+/// WebSocket upgrades on its HTTP port), whose subscription sends three
+/// notifications:
+///
+/// ```
+/// use switchboard::Router;
+/// use switchboard::connection::block_on;
+/// use switchboard_client::Client;
+/// use switchboard_server::http::{Switchboard, serve};
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let router = Router::builder()
+///         .subscription("count_subscribe", "count_unsubscribe", "count", |_call, sink| {
+///             std::thread::spawn(move || {
+///                 for n in 1..=3 {
+///                     let _ = sink.send(&n);
+///                 }
+///                 block_on(sink.closed()); // until the client unsubscribes
+///             });
+///             Ok(())
+///         })
+///         .build()?;
+///     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+///     let url = format!("ws://{}/", listener.local_addr()?);
+///     tokio::spawn(serve(listener, Switchboard::new(router), std::future::pending()));
+///
+///     let client = Client::connect(&url).await?;
+///     let mut counts = client.subscribe("count_subscribe", &(), "count_unsubscribe").await?;
+///     assert!(counts.id().starts_with("\"0x")); // the id as the server sent it
+///     let mut seen = Vec::new();
+///     for _ in 0..3 {
+///         seen.push(counts.next().await.unwrap()?.parse::<u32>()?);
+///     }
+///     assert_eq!(seen, [1, 2, 3]);
+///     assert_eq!(counts.unsubscribe().await?.as_str(), "true");
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Subscription {
     client: Client,

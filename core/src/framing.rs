@@ -50,6 +50,30 @@ use std::fmt;
 use std::ops::Range;
 
 /// What a framer found at the front of the buffer.
+///
+/// ```
+/// use switchboard::framing::{Ndjson, Status};
+/// let mut framer = Ndjson::new(1024);
+/// let mut buf = b"{\"id\":1}\n\n\n{\"id\"".to_vec();
+/// let mut seen = Vec::new();
+/// loop {
+///     match framer.decode(&buf).unwrap() {
+///         Status::Frame { body, consumed } => {
+///             seen.push(format!("frame {}", String::from_utf8_lossy(&buf[body])));
+///             buf.drain(..consumed);
+///         }
+///         // Blank lines carry no message: dropped so that they never pile up.
+///         Status::Skip { consumed } => {
+///             seen.push(format!("skip {consumed}"));
+///             buf.drain(..consumed);
+///         }
+///         // Read more, append it to `buf`, call again.
+///         Status::Partial => break,
+///     }
+/// }
+/// assert_eq!(seen, [r#"frame {"id":1}"#, "skip 2"]);
+/// assert_eq!(buf, br#"{"id""#);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status {
     /// More bytes are needed; nothing may be dropped yet.
@@ -71,6 +95,22 @@ pub enum Status {
 }
 
 /// Why a stream could not be framed.
+///
+/// ```
+/// use switchboard::framing::{FramingError, Ndjson, Status};
+/// let mut framer = Ndjson::new(8);
+/// let mut buf = b"[1,2,3,4,5]\n[6]\n".to_vec();
+/// // Refused as soon as it is known to be too long; answer it (-32600), then go on.
+/// let err = framer.decode(&buf).unwrap_err();
+/// assert_eq!(err, FramingError::TooLarge { limit: 8 });
+/// assert!(err.is_recoverable());
+/// assert_eq!(err.to_string(), "message larger than max_message_bytes (8)");
+/// // The next call skips the rest of the refused line; the one after finds the next message.
+/// let Status::Skip { consumed } = framer.decode(&buf).unwrap() else { panic!() };
+/// buf.drain(..consumed);
+/// let Status::Frame { body, .. } = framer.decode(&buf).unwrap() else { panic!() };
+/// assert_eq!(&buf[body], b"[6]");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FramingError {
@@ -130,6 +170,25 @@ fn is_blank(line: &[u8]) -> bool {
 /// A line's trailing `\r` is not part of the message; a line of only spaces, tabs and
 /// `\r` is skipped. The last line of a stream needs its `\n`: at end of input, call
 /// [`Ndjson::finish`] to take an unterminated last line.
+///
+/// ```
+/// use switchboard::framing::{Ndjson, Status};
+/// let mut framer = Ndjson::new(1 << 20);
+/// // Half a message arrives: not an error, just not a frame yet.
+/// let mut buf = br#"{"jsonrpc":"2.0","meth"#.to_vec();
+/// assert_eq!(framer.decode(&buf), Ok(Status::Partial));
+/// // The rest arrives, appended to the same buffer.
+/// buf.extend_from_slice(b"od\":\"ping\"}\r\n{\"jsonrpc\"");
+/// let Status::Frame { body, consumed } = framer.decode(&buf).unwrap() else { panic!() };
+/// assert_eq!(&buf[body], br#"{"jsonrpc":"2.0","method":"ping"}"#); // without the `\r`
+/// buf.drain(..consumed);
+/// assert_eq!(framer.decode(&buf), Ok(Status::Partial));
+/// // The stream ends without a final newline: `finish` takes the last line.
+/// buf.extend_from_slice(br#":"2.0","method":"bye"}"#);
+/// assert_eq!(framer.decode(&buf), Ok(Status::Partial));
+/// let last = framer.finish(&buf).unwrap().unwrap();
+/// assert_eq!(&buf[last], br#"{"jsonrpc":"2.0","method":"bye"}"#);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Ndjson {
     limit: usize,
@@ -293,6 +352,23 @@ fn memchr_nl(bytes: &[u8]) -> Option<usize> {
 /// Header names are case-insensitive; headers other than `Content-Length` are ignored.
 /// Lines end with `\r\n`; a bare `\n` is accepted too. Two `Content-Length` headers
 /// must agree.
+///
+/// ```
+/// use switchboard::framing::{ContentLength, Status};
+/// let mut framer = ContentLength::new(1 << 20);
+/// let mut buf = Vec::new();
+/// // The headers arrive in two reads, the body in a third.
+/// buf.extend_from_slice(b"Content-Type: application/vscode-jsonrpc\r\ncontent-len");
+/// assert_eq!(framer.decode(&buf), Ok(Status::Partial));
+/// buf.extend_from_slice(b"gth: 33\r\n\r\n{\"jsonrpc\":");
+/// assert_eq!(framer.decode(&buf), Ok(Status::Partial));
+/// buf.extend_from_slice(br#""2.0","method":"exit"}"#);
+/// let Status::Frame { body, consumed } = framer.decode(&buf).unwrap() else { panic!() };
+/// assert_eq!(&buf[body], br#"{"jsonrpc":"2.0","method":"exit"}"#);
+/// assert_eq!(consumed, buf.len());
+/// buf.drain(..consumed);
+/// assert!(framer.is_idle()); // a stream ending here ended cleanly
+/// ```
 #[derive(Clone, Debug)]
 pub struct ContentLength {
     limit: usize,

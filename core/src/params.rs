@@ -15,6 +15,16 @@ use crate::unescape;
 mod de;
 
 /// The kind of a JSON value, read from its first byte.
+///
+/// ```
+/// use switchboard::{Kind, Message, Parser};
+/// let mut parser = Parser::new();
+/// let input = br#"{"jsonrpc":"2.0","method":"m","params":[null,true,-1.5e3,"s",[],{}],"id":1}"#;
+/// let Message::Request(req) = parser.parse(input) else { panic!() };
+/// let kinds: Vec<Kind> = req.params().unwrap().iter().map(|v| v.kind()).collect();
+/// use Kind::*;
+/// assert_eq!(kinds, [Null, Bool, Number, String, Array, Object]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// `null`
@@ -559,6 +569,17 @@ impl fmt::Debug for Params<'_> {
 }
 
 /// A member name inside an object, still escaped.
+///
+/// ```
+/// use switchboard::{Message, Parser};
+/// let mut parser = Parser::new();
+/// let input = br#"{"jsonrpc":"2.0","method":"m","params":{"n\u0061me":"ada"},"id":1}"#;
+/// let Message::Request(req) = parser.parse(input) else { panic!() };
+/// let (key, value) = req.params().unwrap().members().next().unwrap();
+/// assert_eq!(key.raw(), br"n\u0061me"); // as written, no copy made
+/// assert!(key.eq_str("name")); // compared after unescaping
+/// assert!(value.str_eq("ada"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key<'a> {
     inner: &'a [u8],
@@ -686,6 +707,18 @@ fn has_backslash(b: &[u8]) -> bool {
 }
 
 /// Iterator over an array's elements.
+///
+/// ```
+/// use switchboard::{Message, Parser};
+/// let mut parser = Parser::new();
+/// let input = br#"{"jsonrpc":"2.0","method":"sum","params":[1, 2, [3], 4],"id":1}"#;
+/// let Message::Request(req) = parser.parse(input) else { panic!() };
+/// let elements = req.params().unwrap().iter();
+/// assert_eq!(elements.clone().count(), 4);
+/// // Each element is a view of its exact bytes; nested values are skipped whole.
+/// let sum: i64 = elements.filter_map(|v| v.as_i64()).sum();
+/// assert_eq!(sum, 7);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Elements<'a> {
     b: &'a [u8],
@@ -758,6 +791,21 @@ impl<'a> Iterator for Elements<'a> {
 /// is delimited ([`RawValue`] finds its end when asked for): stopping after it
 /// (`break`, [`Iterator::find`], [`Params::get`]) leaves it unread, and only
 /// the next step past it skips it.
+///
+/// ```
+/// use switchboard::{Message, Parser};
+/// let mut parser = Parser::new();
+/// let input = br#"{"jsonrpc":"2.0","method":"m","params":{"a":1,"b":{"c":[2]},"d":"x"},"id":1}"#;
+/// let Message::Request(req) = parser.parse(input) else { panic!() };
+/// let mut names = Vec::new();
+/// for (key, value) in req.params().unwrap().members() {
+///     names.push(std::str::from_utf8(key.raw()).unwrap());
+///     if key.eq_str("b") {
+///         assert_eq!(value.as_bytes(), br#"{"c":[2]}"#);
+///     }
+/// }
+/// assert_eq!(names, ["a", "b", "d"]);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Members<'a> {
     b: &'a [u8],
@@ -1096,6 +1144,26 @@ pub(crate) fn parse_or_null<'a, T: Deserialize<'a>>(
 }
 
 /// Why typed extraction of params failed; answered with -32602 Invalid params.
+///
+/// ```
+/// use switchboard::{Message, Parser};
+/// #[derive(Debug, serde::Deserialize)]
+/// struct Transfer {
+///     to: String,
+///     amount: u64,
+/// }
+/// let mut parser = Parser::new();
+/// let input = br#"{"jsonrpc":"2.0","method":"m","params":{"to":"bob","amount":-5},"id":1}"#;
+/// let Message::Request(req) = parser.parse(input) else { panic!() };
+/// let err = req.params().unwrap().parse::<Transfer>().unwrap_err();
+/// assert!(!err.is_duplicate());
+/// assert!(err.detail().contains("-5"), "{}", err.detail());
+///
+/// let input = br#"{"jsonrpc":"2.0","method":"m","params":{"to":"bob","to":"eve","amount":1},"id":1}"#;
+/// let Message::Request(req) = parser.parse(input) else { panic!() };
+/// let err = req.params().unwrap().parse::<Transfer>().unwrap_err();
+/// assert!(err.is_duplicate());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParamsError {
     duplicate: bool,

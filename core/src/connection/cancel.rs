@@ -100,6 +100,19 @@ impl fmt::Debug for CancellationToken {
 }
 
 /// The future [`CancellationToken::cancelled`] returns.
+///
+/// ```
+/// use std::future::Future;
+/// use std::pin::pin;
+/// use std::task::{Context, Poll, Waker};
+/// use switchboard::connection::CancellationToken;
+/// let token = CancellationToken::new();
+/// let mut cancelled = pin!(token.cancelled());
+/// let mut cx = Context::from_waker(Waker::noop());
+/// assert_eq!(cancelled.as_mut().poll(&mut cx), Poll::Pending);
+/// token.cancel();
+/// assert_eq!(cancelled.as_mut().poll(&mut cx), Poll::Ready(()));
+/// ```
 #[must_use = "futures do nothing unless polled"]
 pub struct Cancelled {
     token: CancellationToken,

@@ -87,6 +87,18 @@ use crate::{Call, OwnedCall};
 /// Runs a future to completion on this thread, parking it while the future is
 /// pending: for tests, examples and sync code that awaits a [`Peer`] request
 /// from a thread of its own (never from a thread that must read the answer).
+///
+/// ```
+/// use switchboard::connection::{block_on, CancellationToken};
+/// assert_eq!(block_on(async { 40 + 2 }), 42);
+/// // A future woken from another thread: the calling thread parks until then.
+/// let token = CancellationToken::new();
+/// let canceller = token.clone();
+/// let t = std::thread::spawn(move || canceller.cancel());
+/// block_on(token.cancelled());
+/// assert!(token.is_cancelled());
+/// t.join().unwrap();
+/// ```
 pub fn block_on<F: Future>(fut: F) -> F::Output {
     crate::dispatch::async_call::block_on(fut)
 }
@@ -247,6 +259,35 @@ impl CancelRule {
 }
 
 /// Why a [`Peer`] could not send, or a request got no result.
+///
+/// ```
+/// use switchboard::connection::{block_on, Connection, ConnectionConfig, PeerError};
+/// use switchboard::{Router, RpcError, Session};
+/// let (conn, outgoing) = Connection::new(ConnectionConfig::new().queue_capacity(1));
+/// let peer = conn.peer();
+/// // The queue holds one message: a second notification finds it full.
+/// peer.try_notify("progress", &[1]).unwrap();
+/// assert_eq!(peer.try_notify("progress", &[2]), Err(PeerError::Full));
+/// // Params are an array or an object.
+/// assert!(matches!(peer.try_notify("progress", &3), Err(PeerError::InvalidParams(_))));
+/// assert_eq!(outgoing.try_recv().unwrap(), br#"{"jsonrpc":"2.0","method":"progress","params":[1]}"#);
+///
+/// // The client answers a request with an error object: `Rejected`, which a
+/// // handler's `?` passes on to its own caller as it is.
+/// let mut session = Session::new(Router::builder().build().unwrap());
+/// session.attach(conn.clone());
+/// let asking = std::thread::spawn(move || block_on(peer.request("confirm", &["delete?"])));
+/// let sent = block_on(outgoing.recv()).unwrap();
+/// assert_eq!(sent, br#"{"jsonrpc":"2.0","method":"confirm","params":["delete?"],"id":1}"#);
+/// session.handle(br#"{"jsonrpc":"2.0","error":{"code":7,"message":"declined"},"id":1}"#);
+/// let err = asking.join().unwrap().unwrap_err();
+/// assert_eq!(err, PeerError::Rejected(RpcError::new(7, "declined")));
+/// assert_eq!(RpcError::from(err).code(), 7);
+///
+/// // Once the connection is closed, every send fails.
+/// conn.close();
+/// assert_eq!(conn.peer().try_notify("progress", &[3]), Err(PeerError::Closed));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PeerError {
@@ -294,6 +335,25 @@ impl From<PeerError> for RpcError {
 }
 
 /// One JSON value, owned: a client's result.
+///
+/// ```
+/// use switchboard::connection::{block_on, Connection, ConnectionConfig, OwnedValue};
+/// use switchboard::{Router, Session};
+/// let (conn, outgoing) = Connection::new(&ConnectionConfig::new());
+/// let mut session = Session::new(Router::builder().build().unwrap());
+/// session.attach(conn.clone());
+/// let peer = conn.peer();
+/// let asking = std::thread::spawn(move || block_on(peer.request("workspace/configuration", &[()])));
+/// block_on(outgoing.recv()).unwrap(); // the request, written to the client
+/// session.handle(br#"{"jsonrpc":"2.0","result":[{"tabSize":4,"name":"a\u00e9"}],"id":1}"#);
+/// let value: OwnedValue = asking.join().unwrap().unwrap();
+/// // The client's exact bytes, kept after the message they came in is gone...
+/// assert_eq!(value.as_bytes(), br#"[{"tabSize":4,"name":"a\u00e9"}]"#);
+/// // ... read in place, or deserialized.
+/// assert_eq!(value.as_raw().array_iter().unwrap().next().unwrap().get("tabSize").unwrap().as_u64(), Some(4));
+/// let parsed: Vec<serde_json::Value> = value.parse().unwrap();
+/// assert_eq!(parsed[0]["name"], "a\u{e9}");
+/// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct OwnedValue {
     /// INVARIANT: exactly one JSON value validated by the scanner.
@@ -405,6 +465,29 @@ static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
 
 /// One client's connection (see the [module docs](self)): cheap to clone, shared
 /// by the transport's driver, the session and the handlers.
+///
+/// ```
+/// use switchboard::connection::{block_on, Connection, ConnectionConfig};
+/// use switchboard::{Router, Session};
+/// let router = Router::builder()
+///     .method("whoami", |call, out| out.u64(call.connection().expect("attached").id()))
+///     .build()
+///     .unwrap();
+/// // What a transport does per client: a connection, a session attached to it...
+/// let (conn, outgoing) = Connection::new(&ConnectionConfig::new());
+/// let mut session = Session::new(router);
+/// session.attach(conn.clone());
+/// // ... each message read handed to the session, each answer queued...
+/// let answer = session.handle(br#"{"jsonrpc":"2.0","method":"whoami","id":1}"#).unwrap().to_vec();
+/// block_on(conn.send(answer)).unwrap();
+/// // ... and written by the driver, which owns `outgoing`.
+/// let written = block_on(outgoing.recv()).unwrap();
+/// assert_eq!(written, format!(r#"{{"jsonrpc":"2.0","result":{},"id":1}}"#, conn.id()).as_bytes());
+/// // The client went away: close, which the connection's users can await.
+/// conn.close();
+/// assert!(conn.is_closed());
+/// block_on(conn.closed());
+/// ```
 #[derive(Clone)]
 pub struct Connection {
     inner: Arc<Inner>,
@@ -412,6 +495,23 @@ pub struct Connection {
 
 /// The write side of a [`Connection`]: the messages to send the client, in order,
 /// each a whole JSON-RPC message without framing. The transport's driver owns it.
+///
+/// ```
+/// use switchboard::connection::{block_on, Connection, ConnectionConfig};
+/// let (conn, outgoing) = Connection::new(&ConnectionConfig::new());
+/// let peer = conn.peer();
+/// peer.try_notify("a", &()).unwrap();
+/// peer.try_notify("b", &[1]).unwrap();
+/// assert_eq!(outgoing.len(), 2);
+/// // Whole messages, in order, without framing: the driver frames and writes them.
+/// assert_eq!(outgoing.try_recv().unwrap(), br#"{"jsonrpc":"2.0","method":"a"}"#);
+/// assert_eq!(block_on(outgoing.recv()).unwrap(), br#"{"jsonrpc":"2.0","method":"b","params":[1]}"#);
+/// assert!(outgoing.is_empty());
+/// // A driver that is finishing refuses more.
+/// outgoing.close();
+/// assert!(peer.try_notify("c", &()).is_err());
+/// assert_eq!(block_on(outgoing.recv()), None);
+/// ```
 #[derive(Debug)]
 pub struct Outgoing {
     queue: async_channel::Receiver<Queued>,
@@ -615,6 +715,22 @@ impl Connection {
 
     /// Delivers a response from the client to the request awaiting it; `false`
     /// (and counted) when none awaits these exact id bytes.
+    ///
+    /// ```
+    /// use switchboard::connection::{block_on, Connection, ConnectionConfig};
+    /// use switchboard::{Message, Parser};
+    /// let (conn, _outgoing) = Connection::new(&ConnectionConfig::new());
+    /// let asked = conn.peer().request("ping", &()); // id 1, pending from now
+    /// // A driver without a session parses what the client sent and delivers it.
+    /// let mut parser = Parser::new();
+    /// let Message::Response(r) = parser.parse(br#"{"jsonrpc":"2.0","result":"pong","id":1}"#) else {
+    ///     panic!()
+    /// };
+    /// assert!(conn.deliver(&r));
+    /// assert!(!conn.deliver(&r)); // the same answer again: dropped, and counted
+    /// assert_eq!(conn.unmatched_responses(), 1);
+    /// assert_eq!(block_on(asked).unwrap().as_bytes(), br#""pong""#);
+    /// ```
     pub fn deliver(&self, response: &Response<'_>) -> bool {
         let outcome = || match response.outcome() {
             Ok(result) => Ok(OwnedValue::from_raw(result)),
@@ -663,6 +779,21 @@ impl Connection {
     /// registers `cx`'s waker to be woken when an earlier one is set or the
     /// connection closes. A driver sleeps until the deadline it returns (or
     /// until woken) and calls it again.
+    ///
+    /// ```
+    /// use std::task::{Context, Waker};
+    /// use std::time::{Duration, Instant};
+    /// use switchboard::connection::{block_on, Connection, ConnectionConfig, PeerError};
+    /// let (conn, _outgoing) = Connection::new(&ConnectionConfig::new());
+    /// let asked = conn.peer().request_with_timeout("ping", &(), Some(Duration::from_secs(30)));
+    /// let mut cx = Context::from_waker(Waker::noop()); // a driver passes its task's
+    /// // Nothing is due yet: the driver sleeps until the deadline it is given.
+    /// let deadline = conn.poll_expire(&mut cx, Instant::now()).expect("a request waits");
+    /// assert_eq!(conn.pending_requests(), 1);
+    /// // At the deadline the request fails, and nothing else waits.
+    /// assert_eq!(conn.poll_expire(&mut cx, deadline), None);
+    /// assert_eq!(block_on(asked), Err(PeerError::TimedOut));
+    /// ```
     pub fn poll_expire(&self, cx: &mut Context<'_>, now: Instant) -> Option<Instant> {
         self.inner.pending.poll_expire(cx, now)
     }
@@ -738,6 +869,30 @@ fn error_object(error: RawValue<'_>) -> RpcError {
 
 /// Sends to the client of one connection: notifications, and requests whose
 /// answers come back as futures. Clone and keep it as long as wanted.
+///
+/// ```
+/// use switchboard::connection::{Connection, ConnectionConfig};
+/// use switchboard::{Router, Session};
+/// let router = Router::builder()
+///     .method_async("slow_job", |call| async move {
+///         // Kept by the handler (moved into its future), the peer reports progress.
+///         let peer = call.connection().expect("attached").peer();
+///         for pct in [50, 100] {
+///             peer.notify("progress", &serde_json::json!({ "pct": pct })).await?;
+///         }
+///         Ok("finished")
+///     })
+///     .build()
+///     .unwrap();
+/// let (conn, outgoing) = Connection::new(&ConnectionConfig::new());
+/// let mut session = Session::new(router);
+/// session.attach(conn.clone());
+/// let answer = session.handle(br#"{"jsonrpc":"2.0","method":"slow_job","id":1}"#).unwrap();
+/// assert_eq!(answer, br#"{"jsonrpc":"2.0","result":"finished","id":1}"#);
+/// assert_eq!(outgoing.try_recv().unwrap(), br#"{"jsonrpc":"2.0","method":"progress","params":{"pct":50}}"#);
+/// assert_eq!(outgoing.try_recv().unwrap(), br#"{"jsonrpc":"2.0","method":"progress","params":{"pct":100}}"#);
+/// assert_eq!(conn.peer().connection_id(), conn.id());
+/// ```
 #[derive(Clone)]
 pub struct Peer {
     inner: Arc<Inner>,

@@ -72,6 +72,36 @@ use room::Room;
 /// The error code of the last notification of an overflowed subscription
 /// (geth's "response too large" neighbour: an implementation-defined server
 /// error).
+///
+/// ```
+/// use std::sync::mpsc;
+/// use switchboard::connection::{block_on, CloseReason, Connection, ConnectionConfig, OVERFLOW_CODE, SinkError};
+/// use switchboard::{Router, Session};
+/// let (tx, sinks) = mpsc::channel();
+/// let router = Router::builder()
+///     .subscription("subscribe", "unsubscribe", "note", move |_, sink| {
+///         tx.send(sink).unwrap();
+///         Ok(())
+///     })
+///     .build()
+///     .unwrap();
+/// // Room for one waiting notification per subscription.
+/// let (conn, outgoing) = Connection::new(ConnectionConfig::new().subscription_capacity(1));
+/// let mut session = Session::new(router);
+/// session.attach(conn.clone());
+/// let answer = session.handle(br#"{"jsonrpc":"2.0","method":"subscribe","id":1}"#).unwrap().to_vec();
+/// block_on(conn.send(answer)).unwrap();
+/// let sink = sinks.recv().unwrap();
+/// sink.send(&1).unwrap();
+/// // The client reads nothing: the second notification overflows the subscription.
+/// assert_eq!(sink.send(&2), Err(SinkError::Overflow));
+/// assert_eq!(sink.close_reason(), Some(CloseReason::Overflow));
+/// outgoing.try_recv().unwrap(); // the subscribe answer
+/// outgoing.try_recv().unwrap(); // notification 1
+/// let last: serde_json::Value = serde_json::from_slice(&outgoing.try_recv().unwrap()).unwrap();
+/// assert_eq!(last["params"]["error"]["code"], OVERFLOW_CODE);
+/// assert_eq!(last["params"]["subscription"], sink.id());
+/// ```
 pub const OVERFLOW_CODE: i32 = -32003;
 
 /// Locks `m`; every update under these locks is a few field writes, so a
@@ -81,6 +111,41 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Why a subscription is closed.
+///
+/// ```
+/// use std::sync::mpsc;
+/// use switchboard::connection::{block_on, CloseReason, Connection, ConnectionConfig};
+/// use switchboard::{Router, Session};
+/// let (tx, sinks) = mpsc::channel();
+/// let router = Router::builder()
+///     .subscription("subscribe", "unsubscribe", "note", move |_, sink| {
+///         tx.send(sink).unwrap();
+///         Ok(())
+///     })
+///     .build()
+///     .unwrap();
+/// let (conn, _outgoing) = Connection::new(&ConnectionConfig::new());
+/// let mut session = Session::new(router);
+/// session.attach(conn.clone());
+/// for id in 1..=3 {
+///     let subscribe = format!(r#"{{"jsonrpc":"2.0","method":"subscribe","id":{id}}}"#);
+///     let answer = session.handle(subscribe.as_bytes()).unwrap().to_vec();
+///     block_on(conn.send(answer)).unwrap();
+/// }
+/// let [a, b, c] = [(); 3].map(|()| sinks.recv().unwrap());
+/// assert_eq!(a.close_reason(), None);
+/// // The server ends one...
+/// a.close();
+/// assert_eq!(a.close_reason(), Some(CloseReason::Ended));
+/// // ... the client unsubscribes from another...
+/// let unsubscribe = format!(r#"{{"jsonrpc":"2.0","method":"unsubscribe","params":["{}"],"id":9}}"#, b.id());
+/// assert_eq!(session.handle(unsubscribe.as_bytes()).unwrap(), br#"{"jsonrpc":"2.0","result":true,"id":9}"#);
+/// assert_eq!(b.close_reason(), Some(CloseReason::Unsubscribed));
+/// // ... and the connection goes, with the last one.
+/// conn.close();
+/// assert_eq!(c.close_reason(), Some(CloseReason::Disconnected));
+/// block_on(c.closed()); // what a producer waits on to stop
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum CloseReason {
@@ -127,6 +192,36 @@ impl fmt::Display for CloseReason {
 }
 
 /// Why [`SubscriptionSink::send`] did not queue a notification.
+///
+/// ```
+/// use std::sync::mpsc;
+/// use switchboard::connection::{block_on, CloseReason, Connection, ConnectionConfig, SinkError};
+/// use switchboard::{Router, Session};
+/// let (tx, sinks) = mpsc::channel();
+/// let router = Router::builder()
+///     .subscription("subscribe", "unsubscribe", "note", move |_, sink| {
+///         tx.send(sink).unwrap();
+///         Ok(())
+///     })
+///     .build()
+///     .unwrap();
+/// let (conn, outgoing) = Connection::new(&ConnectionConfig::new());
+/// let mut session = Session::new(router);
+/// session.attach(conn.clone());
+/// let answer = session.handle(br#"{"jsonrpc":"2.0","method":"subscribe","id":1}"#).unwrap().to_vec();
+/// block_on(conn.send(answer)).unwrap();
+/// let sink = sinks.recv().unwrap();
+/// // Not one JSON value: refused, and the subscription stays open.
+/// assert!(matches!(sink.send_raw(b"{\"unterminated\":"), Err(SinkError::InvalidJson(_))));
+/// sink.send_raw(br#"{"block":1}"#).unwrap();
+/// // Closed: nothing more is sent, and the error says why.
+/// conn.close();
+/// assert_eq!(sink.send(&2), Err(SinkError::Closed(CloseReason::Disconnected)));
+/// outgoing.try_recv().unwrap(); // the subscribe answer
+/// let note = outgoing.try_recv().unwrap();
+/// assert!(note.ends_with(br#""result":{"block":1}}}"#));
+/// assert!(outgoing.try_recv().is_none());
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SinkError {

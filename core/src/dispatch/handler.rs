@@ -12,6 +12,26 @@ use crate::parse::{Code, Id, Method, Reason};
 use crate::write;
 
 /// One call as a handler sees it: borrowed views into the message.
+///
+/// ```
+/// use switchboard::{Router, Session};
+/// let router = Router::builder()
+///     .method("describe", |call, out| {
+///         let id = call.id().map_or("none".to_owned(), |id| id.as_str().to_owned());
+///         let n = call.params().map_or(0, |p| p.iter().count());
+///         out.str(&format!("{} id={id} params={n}", call.method()))
+///     })
+///     .method("log", |call, out| {
+///         assert!(call.is_notification()); // its answer is discarded
+///         out.null()
+///     })
+///     .build()
+///     .unwrap();
+/// let mut session = Session::new(router);
+/// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"describe","params":[1,2],"id":"x"}"#);
+/// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":"describe id=\"x\" params=2","id":"x"}"#);
+/// assert!(session.handle(br#"{"jsonrpc":"2.0","method":"log"}"#).is_none());
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Call<'a> {
     pub(crate) method: Method<'a>,

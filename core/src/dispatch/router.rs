@@ -58,6 +58,20 @@ struct Described {
 }
 
 /// Why a router could not be built.
+///
+/// ```
+/// use switchboard::{BuildError, Router};
+/// let err = Router::builder()
+///     .method("ping", |_, out| out.str("pong"))
+///     .method("ping", |_, out| out.str("again"))
+///     .build()
+///     .unwrap_err();
+/// assert_eq!(err, BuildError::Duplicate("ping".into()));
+/// assert_eq!(err.to_string(), "method `ping` is registered twice");
+///
+/// let err = Router::builder().method("rpc.mine", |_, out| out.null()).build().unwrap_err();
+/// assert_eq!(err, BuildError::Reserved("rpc.mine".into()));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BuildError {
@@ -706,6 +720,30 @@ fn discover_document(
 }
 
 /// The frozen method table: immutable, `Send + Sync`, shared by every session.
+///
+/// ```
+/// use std::sync::Arc;
+/// use switchboard::{Router, Session};
+/// let router: Arc<Router> = Router::builder()
+///     .typed("double", |(n,): (i64,)| Ok(n * 2))
+///     .build()
+///     .unwrap();
+/// assert!(router.methods().any(|m| m == "double"));
+/// // Built once, shared: one session per thread (or connection), the router behind an `Arc`.
+/// let workers: Vec<_> = (1..=2)
+///     .map(|n| {
+///         let router = Arc::clone(&router);
+///         std::thread::spawn(move || {
+///             let mut session = Session::new(router);
+///             let req = format!(r#"{{"jsonrpc":"2.0","method":"double","params":[{n}],"id":{n}}}"#);
+///             session.handle(req.as_bytes()).unwrap().to_vec()
+///         })
+///     })
+///     .collect();
+/// let answers: Vec<Vec<u8>> = workers.into_iter().map(|w| w.join().unwrap()).collect();
+/// assert_eq!(answers[0], br#"{"jsonrpc":"2.0","result":2,"id":1}"#);
+/// assert_eq!(answers[1], br#"{"jsonrpc":"2.0","result":4,"id":2}"#);
+/// ```
 #[must_use]
 pub struct Router {
     table: MethodTable,

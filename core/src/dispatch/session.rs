@@ -495,6 +495,40 @@ impl Drop for Running {
 }
 
 /// What [`Session::handle_concurrent`] made of a message.
+///
+/// ```
+/// use switchboard::connection::block_on;
+/// use switchboard::{Handled, Router, Session};
+///
+/// /// A driver's step: send what is ready now, spawn what is not (run here at once).
+/// fn step(session: &mut Session, input: &[u8], sent: &mut Vec<Vec<u8>>) {
+///     let Handled { response, calls } = session.handle_concurrent(input);
+///     if let Some(bytes) = response {
+///         sent.push(bytes.to_vec());
+///     }
+///     if let Some(running) = calls {
+///         // A tokio driver: `tokio::spawn(async move { if let Some(b) = running.await { ... } })`.
+///         if let Some(bytes) = block_on(running) {
+///             sent.push(bytes);
+///         }
+///     }
+/// }
+///
+/// let router = Router::builder()
+///     .method("now", |_, out| out.str("here"))
+///     .method_async("later", |_call| async { Ok("done") })
+///     .build()
+///     .unwrap();
+/// let mut session = Session::new(router);
+/// let mut sent = Vec::new();
+/// step(&mut session, br#"{"jsonrpc":"2.0","method":"now","id":1}"#, &mut sent);
+/// step(&mut session, br#"{"jsonrpc":"2.0","method":"later","id":2}"#, &mut sent);
+/// step(&mut session, br#"{"jsonrpc":"2.0","method":"now"}"#, &mut sent); // a notification
+/// assert_eq!(sent, [
+///     br#"{"jsonrpc":"2.0","result":"here","id":1}"#.to_vec(),
+///     br#"{"jsonrpc":"2.0","result":"done","id":2}"#.to_vec(),
+/// ]);
+/// ```
 #[derive(Debug)]
 #[must_use]
 pub struct Handled<'s> {
@@ -510,6 +544,29 @@ pub struct Handled<'s> {
 /// completed (`None`: nothing to send, e.g. notifications or a cancelled MCP
 /// call). A handler's panic is answered -32603; dropping this future drops the
 /// handlers' futures and forgets the calls.
+///
+/// ```
+/// use switchboard::connection::block_on;
+/// use switchboard::{Router, Session};
+/// let router = Router::builder()
+///     .method("now", |_, out| out.str("here"))
+///     .method_async("later", |_call| async { Ok("done") })
+///     .build()
+///     .unwrap();
+/// let mut session = Session::new(router);
+/// let batch = br#"[{"jsonrpc":"2.0","method":"now","id":1},{"jsonrpc":"2.0","method":"later","id":2}]"#;
+/// let handled = session.handle_concurrent(batch);
+/// // The batch is answered as one array, so it waits for its async call.
+/// assert!(handled.response.is_none());
+/// let running = handled.calls.unwrap();
+/// assert_eq!(running.running(), 1);
+/// // A driver would `tokio::spawn(running)` and send what it yields.
+/// let answer = block_on(running).unwrap();
+/// assert_eq!(
+///     answer,
+///     br#"[{"jsonrpc":"2.0","result":"here","id":1},{"jsonrpc":"2.0","result":"done","id":2}]"#
+/// );
+/// ```
 #[must_use = "futures do nothing unless polled"]
 pub struct RunningCalls {
     /// The answer being written (a batch's sync answers are in it already).

@@ -40,6 +40,25 @@ pub trait BorrowedParams: 'static {
 
 /// Any owned params type as a [`BorrowedParams`] (which borrows nothing):
 /// `typed_ref::<(Owned<MyArgs>, &str), _, _>`.
+///
+/// ```
+/// use switchboard::{Owned, Router, Session};
+/// #[derive(serde::Deserialize)]
+/// struct Point {
+///     x: i64,
+///     y: i64,
+/// }
+/// let router = Router::builder()
+///     // The label is borrowed from the message; the point is deserialized as usual.
+///     .typed_ref::<(&str, Owned<Point>), _, _>("place", |(label, p)| {
+///         Ok(format!("{label} at ({}, {})", p.x, p.y))
+///     })
+///     .build()
+///     .unwrap();
+/// let mut session = Session::new(router);
+/// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"place","params":["home",{"x":1,"y":2}],"id":1}"#);
+/// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":"home at (1, 2)","id":1}"#);
+/// ```
 pub struct Owned<T>(PhantomData<fn() -> T>);
 
 impl<T: DeserializeOwned + 'static> BorrowedParams for Owned<T> {

@@ -50,6 +50,19 @@ impl ParserConfig {
     ///
     /// # Background
     /// RFC 8259 §9 lets a parser limit nesting depth.
+    ///
+    /// ```
+    /// use switchboard::{Code, Message, Parser, ParserConfig, Reason};
+    /// let mut config = ParserConfig::new();
+    /// config.max_depth(2); // the message object, and one level inside it
+    /// let mut parser = Parser::with_config(config);
+    /// let ok = parser.parse(br#"{"jsonrpc":"2.0","method":"m","params":[1],"id":1}"#);
+    /// assert!(matches!(ok, Message::Request(_)));
+    /// let Message::Error(e) = parser.parse(br#"{"jsonrpc":"2.0","method":"m","params":[[1]],"id":1}"#) else {
+    ///     panic!()
+    /// };
+    /// assert_eq!((e.reason(), e.code(), e.limit()), (Reason::TooDeep, Code::ParseError, Some(2)));
+    /// ```
     pub fn max_depth(&mut self, n: usize) -> &mut Self {
         self.max_depth = n.clamp(1, Self::MAX_DEPTH_CAP);
         self
@@ -59,6 +72,16 @@ impl ParserConfig {
     ///
     /// # Background
     /// JSON-RPC 2.0 §6 sets no bound; SPEC.md defaults it to 1000.
+    ///
+    /// ```
+    /// use switchboard::{Code, Message, Parser, ParserConfig, Reason};
+    /// let mut config = ParserConfig::new();
+    /// config.max_batch_len(2);
+    /// let mut parser = Parser::with_config(config);
+    /// let three = br#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"},{"jsonrpc":"2.0","method":"c"}]"#;
+    /// let Message::Error(e) = parser.parse(three) else { panic!() };
+    /// assert_eq!((e.reason(), e.code(), e.limit()), (Reason::BatchTooLong, Code::InvalidRequest, Some(2)));
+    /// ```
     pub fn max_batch_len(&mut self, n: usize) -> &mut Self {
         self.max_batch_len = n;
         self
@@ -69,6 +92,19 @@ impl ParserConfig {
     ///
     /// # Background
     /// RFC 8259 §9 lets a parser limit the size of texts it accepts.
+    ///
+    /// ```
+    /// use switchboard::{Message, Parser, ParserConfig, Reason};
+    /// let mut config = ParserConfig::new();
+    /// config.max_message_bytes(48);
+    /// let mut parser = Parser::with_config(config);
+    /// let short = br#"{"jsonrpc":"2.0","method":"ping","id":1}"#; // 40 bytes
+    /// assert!(matches!(parser.parse(short), Message::Request(_)));
+    /// let long = br#"{"jsonrpc":"2.0","method":"ping","params":[1,2,3],"id":1}"#;
+    /// let Message::Error(e) = parser.parse(long) else { panic!() };
+    /// assert_eq!((e.reason(), e.limit()), (Reason::TooLarge, Some(48)));
+    /// assert_eq!(e.data().to_string(), r#"{"reason":"message larger than max_message_bytes","limit":48}"#);
+    /// ```
     pub fn max_message_bytes(&mut self, n: usize) -> &mut Self {
         self.max_message_bytes = n.min(Self::MAX_MESSAGE_BYTES_CAP);
         self
@@ -78,6 +114,16 @@ impl ParserConfig {
     ///
     /// # Background
     /// JSON-RPC 2.0 §6 defines batches; the Model Context Protocol dropped them (2025-06-18).
+    ///
+    /// ```
+    /// use switchboard::{Message, Parser, ParserConfig, Reason};
+    /// let mut config = ParserConfig::new();
+    /// config.allow_batches(false);
+    /// let mut parser = Parser::with_config(config);
+    /// let Message::Error(e) = parser.parse(br#"[{"jsonrpc":"2.0","method":"a","id":1}]"#) else { panic!() };
+    /// assert_eq!(e.reason(), Reason::BatchesDisabled);
+    /// assert_eq!(e.code().as_i32(), -32600);
+    /// ```
     pub fn allow_batches(&mut self, yes: bool) -> &mut Self {
         self.allow_batches = yes;
         self

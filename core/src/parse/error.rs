@@ -5,6 +5,23 @@ use core::fmt;
 use super::Id;
 
 /// A JSON-RPC 2.0 error code that the core produces.
+///
+/// ```
+/// use switchboard::{Code, Message, Parser};
+/// let mut parser = Parser::new();
+/// let cases: [(&[u8], Code); 3] = [
+///     (b"{\"jsonrpc\":", Code::ParseError),
+///     (br#"{"jsonrpc":"2.0","method":42,"id":1}"#, Code::InvalidRequest),
+///     (br#"{"jsonrpc":"2.0","method":"m","params":3,"id":1}"#, Code::InvalidRequest),
+/// ];
+/// for (input, code) in cases {
+///     let Message::Error(e) = parser.parse(input) else { panic!() };
+///     assert_eq!(e.code(), code);
+/// }
+/// // The number and sentence an error response carries.
+/// assert_eq!(Code::MethodNotFound.as_i32(), -32601);
+/// assert_eq!(Code::MethodNotFound.message(), "Method not found");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Code {
@@ -49,6 +66,17 @@ impl Code {
 }
 
 /// A top-level member of a Request or Response object.
+///
+/// ```
+/// use switchboard::{Field, Message, Parser, Reason};
+/// let mut parser = Parser::new();
+/// // A duplicate member names the member, also when its second spelling is escaped.
+/// let Message::Error(e) = parser.parse(br#"{"jsonrpc":"2.0","method":"a","\u006dethod":"b","id":1}"#) else {
+///     panic!()
+/// };
+/// assert_eq!(e.reason(), Reason::Duplicate(Field::Method));
+/// assert_eq!(e.reason().field().map(Field::name), Some("method"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Field {
     /// `jsonrpc`
@@ -89,6 +117,21 @@ impl Field {
 }
 
 /// Why a message was refused: each reason belongs to exactly one [`Code`].
+///
+/// ```
+/// use switchboard::{Code, Field, Message, Parser, Reason};
+/// let mut parser = Parser::new();
+/// let Message::Error(e) = parser.parse(br#"{"jsonrpc":"2.0","method":"m","id":[1]}"#) else {
+///     panic!()
+/// };
+/// let reason = e.reason();
+/// assert_eq!(reason, Reason::IdWrongType);
+/// assert_eq!(reason.code(), Code::InvalidRequest);
+/// assert_eq!(reason.field(), Some(Field::Id));
+/// assert_eq!(reason.as_str(), "must be a string, a number or null");
+/// // An unusable id is never echoed: the error is answered with `null`.
+/// assert!(e.id().is_null());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Reason {
@@ -433,6 +476,16 @@ impl std::error::Error for Error<'_> {}
 
 /// The machine-readable `data` object of an error; `Display` writes it as compact JSON
 /// (`{"field":"method","reason":"must be a string"}`), without allocating.
+///
+/// ```
+/// use switchboard::{Message, Parser};
+/// let mut parser = Parser::new();
+/// // A parse error says where; a refused member says which.
+/// let Message::Error(e) = parser.parse(b"[1,]") else { panic!() };
+/// assert_eq!(e.data().to_string(), r#"{"reason":"unexpected byte","offset":3}"#);
+/// let Message::Error(e) = parser.parse(br#"{"jsonrpc":"1.0","method":"m","id":1}"#) else { panic!() };
+/// assert_eq!(e.data().to_string(), r#"{"field":"jsonrpc","reason":"must be the string \"2.0\""}"#);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ErrorData {
     reason: Reason,

@@ -25,6 +25,27 @@ use scan::{ElemSink, ObjSpans, Scanner, Shape};
 
 /// A request or response id, kept as its exact token (`7`, `"abc"`, `1e2`, `null`...),
 /// so that it is echoed byte for byte and never converted to a number.
+///
+/// ```
+/// use switchboard::{Message, Parser, envelope};
+/// let mut parser = Parser::new();
+/// // A number id is not converted: `1.0e2` stays `1.0e2`, not `100`.
+/// let Message::Request(req) = parser.parse(br#"{"jsonrpc":"2.0","method":"m","id":1.0e2}"#) else {
+///     panic!()
+/// };
+/// assert!(req.id().is_number());
+/// assert_eq!(req.id().as_bytes(), b"1.0e2");
+/// let mut out = Vec::new();
+/// envelope::response(&mut out, b"true", req.id().as_bytes());
+/// assert_eq!(out, br#"{"jsonrpc":"2.0","result":true,"id":1.0e2}"#);
+///
+/// // A string id keeps its quotes and its escapes, byte for byte.
+/// let Message::Request(req) = parser.parse(br#"{"jsonrpc":"2.0","method":"m","id":"a\u0062"}"#) else {
+///     panic!()
+/// };
+/// assert!(req.id().is_string());
+/// assert_eq!(req.id().as_str(), r#""a\u0062""#);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Id<'a> {
     raw: &'a [u8],
@@ -76,6 +97,25 @@ impl fmt::Debug for Id<'_> {
 }
 
 /// A method name, unescaped.
+///
+/// ```
+/// use switchboard::{Message, Parser};
+/// let mut parser = Parser::new();
+/// // Compared after unescaping: `"sub\u0074ract"` is the method `subtract`.
+/// let Message::Request(req) = parser.parse(br#"{"jsonrpc":"2.0","method":"sub\u0074ract","id":1}"#) else {
+///     panic!()
+/// };
+/// let method = req.method();
+/// assert_eq!(method, "subtract");
+/// assert_eq!(method.lookup_key(), Some("subtract"));
+/// assert!(!method.is_reserved());
+///
+/// // A lone surrogate is valid JSON but can name no registered method.
+/// let Message::Request(req) = parser.parse(br#"{"jsonrpc":"2.0","method":"\ud800","id":1}"#) else {
+///     panic!()
+/// };
+/// assert_eq!(req.method().lookup_key(), None);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Method<'a> {
     name: &'a str,
@@ -136,6 +176,25 @@ impl fmt::Display for Method<'_> {
 }
 
 /// A call that expects an answer (it has an `id`, possibly `null`).
+///
+/// ```
+/// use switchboard::{Message, Parser};
+/// let mut parser = Parser::new();
+/// let input = br#"{"jsonrpc":"2.0","method":"transfer","params":{"to":"bob","amount":5},"id":"t-1"}"#;
+/// let Message::Request(req) = parser.parse(input) else { panic!("not a request") };
+/// assert_eq!(req.method(), "transfer");
+/// assert_eq!(req.id().as_bytes(), br#""t-1""#);
+/// let params = req.params().unwrap();
+/// assert_eq!(params.get("to").unwrap().as_plain_str(), Some("bob"));
+/// assert_eq!(params.get("amount").unwrap().as_u64(), Some(5));
+///
+/// // `"id":null` is still a request: it is answered, with `"id":null`.
+/// let Message::Request(req) = parser.parse(br#"{"jsonrpc":"2.0","method":"ping","id":null}"#) else {
+///     panic!()
+/// };
+/// assert!(req.id().is_null());
+/// assert!(req.params().is_none());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request<'a> {
     method: Method<'a>,
@@ -167,6 +226,15 @@ impl<'a> Request<'a> {
 }
 
 /// A call without an `id` member: never answered, not even with an error.
+///
+/// ```
+/// use switchboard::{Message, Parser};
+/// let mut parser = Parser::new();
+/// let input = br#"{"jsonrpc":"2.0","method":"log","params":["started"]}"#;
+/// let Message::Notification(n) = parser.parse(input) else { panic!("not a notification") };
+/// assert_eq!(n.method(), "log");
+/// assert_eq!(n.params().unwrap().index(0).unwrap().as_plain_str(), Some("started"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Notification<'a> {
     method: Method<'a>,
@@ -192,6 +260,22 @@ impl<'a> Notification<'a> {
 }
 
 /// A Response object received from a peer (it is never answered).
+///
+/// ```
+/// use switchboard::{Message, Parser};
+/// let mut parser = Parser::new();
+/// let Message::Response(r) = parser.parse(br#"{"jsonrpc":"2.0","result":{"ok":true},"id":3}"#) else {
+///     panic!()
+/// };
+/// assert_eq!(r.id().as_bytes(), b"3");
+/// assert_eq!(r.outcome().unwrap().as_bytes(), br#"{"ok":true}"#);
+///
+/// let input = br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":4}"#;
+/// let Message::Response(r) = parser.parse(input) else { panic!() };
+/// let error = r.error().unwrap();
+/// assert!(r.result().is_none());
+/// assert_eq!(error.get("code").unwrap().as_i64(), Some(-32601));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Response<'a> {
     id: Id<'a>,
@@ -221,6 +305,24 @@ impl<'a> Response<'a> {
 }
 
 /// One element of a batch, classified on its own.
+///
+/// ```
+/// use switchboard::{Code, Item, Message, Parser};
+/// let mut parser = Parser::new();
+/// let input = br#"[{"jsonrpc":"2.0","method":"a","id":1},{"jsonrpc":"2.0","method":"b"},{"jsonrpc":"2.0","result":0,"id":9},7]"#;
+/// let Message::Batch(batch) = parser.parse(input) else { panic!() };
+/// let mut answered = Vec::new();
+/// for item in batch.iter() {
+///     match item {
+///         Item::Request(req) => answered.push(req.id().as_str().to_owned()),
+///         Item::Notification(n) => assert_eq!(n.method(), "b"),
+///         Item::Response(r) => assert_eq!(r.id().as_bytes(), b"9"),
+///         // One bad element earns its own error; the others are still served.
+///         Item::Error(e) => assert_eq!(e.code(), Code::InvalidRequest),
+///     }
+/// }
+/// assert_eq!(answered, ["1"]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Item<'a> {
     /// A call to answer.
@@ -235,6 +337,22 @@ pub enum Item<'a> {
 
 /// A non-empty batch within the configured limits. Its elements are classified
 /// one by one as they are iterated (cheap: the scan already recorded their spans).
+///
+/// ```
+/// use switchboard::{Item, Message, Parser};
+/// let mut parser = Parser::new();
+/// let input = br#"[{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":1}, {"jsonrpc":"2.0","method":"x"}]"#;
+/// let Message::Batch(batch) = parser.parse(input) else { panic!("not a batch") };
+/// assert_eq!(batch.len(), 2);
+/// assert_eq!(batch.raw(1), Some(br#"{"jsonrpc":"2.0","method":"x"}"#.as_slice()));
+/// let Some(Item::Request(req)) = batch.get(0) else { panic!() };
+/// assert_eq!(req.method(), "sum");
+/// assert!(matches!(batch.get(1), Some(Item::Notification(_))));
+/// assert!(batch.get(2).is_none());
+///
+/// // An empty batch is not a `Batch` but an error.
+/// assert!(matches!(parser.parse(b"[]"), Message::Error(_)));
+/// ```
 #[derive(Clone, Copy)]
 pub struct Batch<'a> {
     input: &'a [u8],
@@ -287,6 +405,33 @@ impl PartialEq for Batch<'_> {
 }
 
 /// What a message is, per JSON-RPC 2.0 and SPEC.md.
+///
+/// ```
+/// use switchboard::{Message, Parser};
+///
+/// /// What a server does with each kind of message.
+/// fn describe(message: Message<'_>) -> String {
+///     match message {
+///         Message::Request(req) => format!("answer {} to id {}", req.method(), req.id().as_str()),
+///         Message::Notification(n) => format!("run {}, answer nothing", n.method()),
+///         Message::Response(r) => format!("a response to {}: not answered", r.id().as_str()),
+///         Message::Batch(b) => format!("a batch of {}", b.len()),
+///         Message::Error(e) => format!("answer error {} with id {}", e.code().as_i32(), e.id().as_str()),
+///     }
+/// }
+///
+/// let mut parser = Parser::new();
+/// let cases: [(&[u8], &str); 5] = [
+///     (br#"{"jsonrpc":"2.0","method":"add","id":1}"#, "answer add to id 1"),
+///     (br#"{"jsonrpc":"2.0","method":"tick"}"#, "run tick, answer nothing"),
+///     (br#"{"jsonrpc":"2.0","result":1,"id":"r"}"#, r#"a response to "r": not answered"#),
+///     (br#"[{"jsonrpc":"2.0","method":"tick"},{"jsonrpc":"2.0","method":"tick"}]"#, "a batch of 2"),
+///     (br#"{"jsonrpc":"1.0","method":"add","id":5}"#, "answer error -32600 with id 5"),
+/// ];
+/// for (input, expected) in cases {
+///     assert_eq!(describe(parser.parse(input)), expected);
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Message<'a> {
     /// A call to answer.
