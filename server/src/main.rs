@@ -18,6 +18,9 @@ Usage:
   switchboard respond [FILE]   answer one message with the demo methods; prints the
                                response bytes (nothing when there is no response)
   switchboard serve [OPTIONS]  JSON-RPC over HTTP with the demo methods, until Ctrl-C
+                               (HTTP/1.1, and HTTP/2 cleartext with prior knowledge;
+                               Content-Type application/json, application/json-rpc
+                               or application/jsonrequest)
       --listen ADDR              address to listen on [default: 127.0.0.1:8080]
                                  (port 0: any free port; the address is printed)
       --token TOKEN              require `Authorization: Bearer TOKEN` (else 401);
@@ -38,6 +41,14 @@ Usage:
       --ws-idle-timeout SECS     close a silent WebSocket (1000) [default: 90]
       --ws-max-frame-bytes N     larger frames close 1009 (messages over
                                  --max-message-bytes too) [default: 16777216]
+      --http1-only               no HTTP/2: hyper's HTTP/1.1 connection alone (a
+                                 connection opening with HTTP/2's preface is closed)
+      --cors ORIGIN              CORS for browser pages from ORIGIN (scheme://host
+                                 [:port]; repeatable or comma-separated; * for any):
+                                 preflights answered, Access-Control-Allow-Origin on
+                                 answers to those origins only; /mcp admits them too
+      --health PATH              answer GET and HEAD of PATH with 200
+                                 {\"status\":\"ok\"} (no token asked; no JSON-RPC there)
       --stream-path PATH         MCP's Streamable HTTP (server-sent events) at PATH
                                  on the same listener: sessions start with
                                  `initialize`, other POSTs are stateless (a handler's

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use switchboard::{ParserConfig, Router};
 use switchboard_server::duplex::{Duplex, DuplexConfig};
-use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
+use switchboard_server::http::{ServeConfig, Switchboard, serve_with, serve_with_layer};
 use switchboard_server::stdio::Framing;
 use switchboard_server::streamable::{Streamable, StreamableConfig};
 use switchboard_server::ws::WsConfig;
@@ -32,6 +32,12 @@ struct Options {
     stream_path: Option<String>,
     /// `--bench`: the load tool's subscription too ([`crate::bench`]).
     bench: bool,
+    /// `--cors`: the origins allowed (tower-http's CORS layer), `*` for any.
+    cors: Vec<String>,
+    /// `--health`: the path answered 200 on GET and HEAD.
+    health: Option<String>,
+    /// `--http1-only`: no HTTP/2 ([`ServeConfig::http2`]).
+    http1_only: bool,
 }
 
 fn parse(args: &[&str]) -> Result<Options, String> {
@@ -53,6 +59,9 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         heads_interval: Duration::from_secs(1),
         stream_path: Some(StreamableConfig::default().path),
         bench: false,
+        cors: Vec::new(),
+        health: None,
+        http1_only: false,
     };
     let mut framing_given = false;
     let mut it = args.iter().copied();
@@ -75,6 +84,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         }
         match name {
             "--stdio" => o.stdio = true,
+            "--http1-only" => o.http1_only = true,
             "--bench" => o.bench = true,
             "--unix" => o.unix = Some(value("a socket path")?.into()),
             "--framing" => {
@@ -89,6 +99,19 @@ fn parse(args: &[&str]) -> Result<Options, String> {
                     p if p.starts_with('/') => Some(p.into()),
                     _ => return Err("--stream-path takes a path starting with / (or off)".into()),
                 };
+            }
+            "--cors" => {
+                let v = value("an origin, or *")?;
+                let _valid =
+                    switchboard_server::http::cors(&[&v]).map_err(|e| format!("--cors: {e}"))?;
+                o.cors.push(v);
+            }
+            "--health" => {
+                let p = value("a path")?;
+                if !p.starts_with('/') {
+                    return Err("--health takes a path starting with /".into());
+                }
+                o.health = Some(p);
             }
             "--token" => o.token = Some(value("a token")?).filter(|t| !t.is_empty()),
             "--max-message-bytes" => {
@@ -331,6 +354,7 @@ fn http(o: Options) -> ExitCode {
                 path: path.clone(),
                 body_read_timeout: o.body_timeout,
                 stateless: true,
+                allowed_origins: o.cors.clone(),
                 ..StreamableConfig::default()
             };
             Streamable::new(router.clone(), config)
@@ -338,7 +362,8 @@ fn http(o: Options) -> ExitCode {
         let mut service = Switchboard::new(router)
             .body_read_timeout(o.body_timeout)
             .websocket(Some(o.ws))
-            .streamable(stream);
+            .streamable(stream)
+            .health(o.health.as_deref());
         if let Some(t) = &o.token {
             service = service.bearer_token(t);
         }
@@ -366,9 +391,20 @@ fn http(o: Options) -> ExitCode {
             header_read_timeout: o.header_timeout,
             write_timeout: o.write_timeout,
             max_connections: o.max_connections,
+            http2: !o.http1_only,
             ..ServeConfig::default()
         };
-        let result = serve_with(listener, service, config, shutdown).await;
+        let result = if o.cors.is_empty() {
+            serve_with(listener, service, config, shutdown).await
+        } else {
+            match switchboard_server::http::cors(&o.cors) {
+                Ok(cors) => serve_with_layer(listener, service, cors, config, shutdown).await,
+                Err(e) => {
+                    log::error(format_args!("--cors: {e}"));
+                    return ExitCode::from(2);
+                }
+            }
+        };
         match result {
             Ok(()) => {
                 log::info(format_args!("stopped"));
