@@ -516,3 +516,31 @@ async fn cors_layer_on_http2_and_websocket_upgrades_through_layers() {
     drop(s);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_bytes_in_pieces_are_told_apart_and_a_stalled_preface_is_closed() {
+    let config = ServeConfig {
+        header_read_timeout: Duration::from_millis(300),
+        ..ServeConfig::default()
+    };
+    let server = start(Switchboard::new(demo::router()), config).await;
+    // HTTP/1.1 whose first byte comes alone (a prefix of the HTTP/2 preface too).
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    s.write_all(b"P").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let rest = format!(
+        "OST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{SUBTRACT}",
+        SUBTRACT.len()
+    );
+    s.write_all(rest.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    assert!(out.ends_with(r#"{"jsonrpc":"2.0","result":19,"id":1}"#), "{out}");
+    // Half of the preface, then silence: closed by the header timeout.
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    s.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
+    let mut buf = [0u8; 64];
+    let eof = tokio::time::timeout(Duration::from_secs(5), s.read(&mut buf)).await;
+    assert!(matches!(eof, Ok(Ok(0)) | Ok(Err(_))), "{eof:?}");
+    server.stop().await;
+}
