@@ -69,6 +69,11 @@
 #   LOAD_QUIET_MAX=0.3 LOAD_QUIET_WAIT=60 LOAD_RT=0
 #   LOAD_WORKLOADS="single batch10 single_p10"   LOAD_OUT=benches/results/load.md
 #   LOAD_FLOOR=0 (1: also the floor servers, see below)
+#   LOAD_BASELINE=PATH: also the `switchboard` binary at PATH, as stack `baseline`
+#               (e.g. a copy of target/release/switchboard built before a change):
+#               before and after in the same interleaved rounds; LOAD_BASELINE_ARGS:
+#               options it gets after `serve` (e.g. LOAD_BASELINE=target/release/switchboard
+#               LOAD_BASELINE_ARGS=--http1-only: one binary, two configurations)
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -102,6 +107,7 @@ workloads="${LOAD_WORKLOADS:-$default_workloads}"
 # system calls the load forces.
 stacks="switchboard jsonrpsee"
 [[ "${LOAD_FLOOR:-0}" == 1 ]] && stacks+=" floor floor_canned"
+[[ -n "${LOAD_BASELINE:-}" ]] && stacks+=" baseline"
 
 # --- 1. tools and build ---------------------------------------------------------
 who=load.sh; source "$root/benches/need.sh"
@@ -122,6 +128,7 @@ declare -A cmd=(
     [jsonrpsee]="$target/release/jsonrpsee_server"
     [floor]="$target/release/floor_server"
     [floor_canned]="$target/release/floor_server --canned"
+    [baseline]="${LOAD_BASELINE:-} serve ${LOAD_BASELINE_ARGS:-}"
 )
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/switchboard-load.XXXXXX")"
@@ -403,6 +410,9 @@ lock_version() { awk -v n="$1" '$0 == "name = \"" n "\"" { getline; gsub(/versio
         echo "  previous answer (no JSON-RPC work). Not servers to use: what a request costs"
         echo "  on this machine when a server does little more than the system calls the"
         echo "  load forces (one read and one write per request without pipelining)."
+    fi
+    if [[ -n "${LOAD_BASELINE:-}" ]]; then
+        echo "- \`baseline\`: \`$LOAD_BASELINE serve ${LOAD_BASELINE_ARGS:-}\`, same settings otherwise."
     fi
     echo "- Command: \`LOAD_FLOOR=${LOAD_FLOOR:-0} LOAD_RT=${LOAD_RT:-0} LOAD_SECONDS=$secs LOAD_ROUNDS=$rounds LOAD_CONNS=$conns LOAD_PIPELINE=$pipeline benches/load.sh\`"
     echo

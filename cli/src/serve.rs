@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use switchboard::{ParserConfig, Router};
 use switchboard_server::duplex::{Duplex, DuplexConfig};
+use switchboard_server::http::{ServeConfig, Switchboard, serve_with, serve_with_layer};
 use switchboard_server::site::Site;
-use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
 use switchboard_server::stdio::Framing;
 use switchboard_server::streamable::{Streamable, StreamableConfig};
 use switchboard_server::ws::WsConfig;
@@ -86,6 +86,19 @@ pub(crate) struct Args {
     /// bytes), at info on target switchboard_server::access
     #[arg(long, conflicts_with = "duplex")]
     pub(crate) access_log: bool,
+    /// Allow browser calls from ORIGIN (CORS: preflights answered, answers carry
+    /// Access-Control-Allow-Origin); repeatable or comma-separated, `*` for any.
+    /// The Streamable HTTP path admits the same origins
+    #[arg(long, value_name = "ORIGIN", value_delimiter = ',', value_parser = cors_origin,
+          conflicts_with = "duplex")]
+    cors: Vec<String>,
+    /// Answer GET and HEAD of PATH with 200 {"status":"ok"} (before the token
+    /// check; no JSON-RPC there)
+    #[arg(long, value_name = "PATH", value_parser = health_path, conflicts_with = "duplex")]
+    health: Option<String>,
+    /// Serve HTTP/1.1 only (no HTTP/2 cleartext)
+    #[arg(long, conflicts_with = "duplex")]
+    http1_only: bool,
     /// Also serve the static files of DIR on GET (`/`: DIR/index.html; 404 for
     /// other paths): the playground that playground/build.sh builds
     #[arg(long, value_name = "DIR", conflicts_with = "duplex")]
@@ -100,6 +113,19 @@ pub(crate) struct Args {
 /// `--stream-path`: where Streamable HTTP is mounted (`None`: nowhere).
 #[derive(Clone, Debug)]
 pub(crate) struct StreamPath(Option<String>);
+
+fn cors_origin(v: &str) -> Result<String, String> {
+    let _valid = switchboard_server::http::cors(&[v]).map_err(|e| e.to_string())?;
+    Ok(v.to_owned())
+}
+
+fn health_path(v: &str) -> Result<String, String> {
+    if v.starts_with('/') {
+        Ok(v.to_owned())
+    } else {
+        Err("takes a path starting with /".into())
+    }
+}
 
 fn framing(v: &str) -> Result<Framing, String> {
     v.parse()
@@ -166,6 +192,12 @@ struct Options {
     bench: bool,
     /// `--playground DIR`: the static site served on `GET` ([`switchboard_server::site`]).
     playground: Option<std::path::PathBuf>,
+    /// `--cors`: the origins allowed (tower-http's CORS layer), `*` for any.
+    cors: Vec<String>,
+    /// `--health`: the path answered 200 on GET and HEAD.
+    health: Option<String>,
+    /// `--http1-only`: no HTTP/2 ([`ServeConfig::http2`]).
+    http1_only: bool,
 }
 
 impl From<Args> for Options {
@@ -199,6 +231,9 @@ impl From<Args> for Options {
             access_log: a.access_log,
             bench: a.bench,
             playground: a.playground,
+            cors: a.cors,
+            health: a.health,
+            http1_only: a.http1_only,
         }
     }
 }
@@ -385,6 +420,7 @@ fn http(o: Options) -> ExitCode {
                 path: path.clone(),
                 body_read_timeout: o.body_timeout,
                 stateless: true,
+                allowed_origins: o.cors.clone(),
                 ..StreamableConfig::default()
             };
             Streamable::new(router.clone(), config)
@@ -402,7 +438,8 @@ fn http(o: Options) -> ExitCode {
             .body_read_timeout(o.body_timeout)
             .websocket(Some(o.ws))
             .streamable(stream)
-            .site(site);
+            .site(site)
+            .health(o.health.as_deref());
         if let Some(t) = &o.token {
             service = service.bearer_token(t);
         }
@@ -433,9 +470,20 @@ fn http(o: Options) -> ExitCode {
             header_read_timeout: o.header_timeout,
             write_timeout: o.write_timeout,
             max_connections: o.max_connections,
+            http2: !o.http1_only,
             ..ServeConfig::default()
         };
-        let result = serve_with(listener, service, config, shutdown).await;
+        let result = if o.cors.is_empty() {
+            serve_with(listener, service, config, shutdown).await
+        } else {
+            match switchboard_server::http::cors(&o.cors) {
+                Ok(cors) => serve_with_layer(listener, service, cors, config, shutdown).await,
+                Err(e) => {
+                    fatal(format_args!("--cors: {e}"));
+                    return ExitCode::from(2);
+                }
+            }
+        };
         match result {
             Ok(()) => {
                 tracing::info!("stopped");

@@ -230,8 +230,23 @@ fn status_mapping_case_by_case() {
             415,
         ),
         (
-            "application/json-rpc",
+            "application/json-rpc (the JSON-RPC over HTTP draft's type)",
             post_bytes(SUBTRACT, "application/json-rpc", &[]),
+            200,
+        ),
+        (
+            "application/jsonrequest, charset=utf-8",
+            post_bytes(SUBTRACT, "application/jsonrequest; charset=utf-8", &[]),
+            200,
+        ),
+        (
+            "application/json-rpc with another charset",
+            post_bytes(SUBTRACT, "application/json-rpc; charset=latin1", &[]),
+            415,
+        ),
+        (
+            "application/json-rpcx",
+            post_bytes(SUBTRACT, "application/json-rpcx", &[]),
             415,
         ),
         (
@@ -805,4 +820,170 @@ fn slow_header_connections_above_the_cap_do_not_lock_clients_out() {
         reopened > 60,
         "the attackers were closed and came back: {reopened}"
     );
+}
+
+#[test]
+fn older_json_rpc_content_types_get_the_same_answer() {
+    let server = Server::start(&[]);
+    let mut c = server.connect();
+    for ct in [
+        "application/json",
+        "application/json-rpc",
+        "application/jsonrequest",
+    ] {
+        c.send(&post_bytes(SUBTRACT, ct, &[]));
+        let r = c.read();
+        assert_eq!(
+            r.json(),
+            json!({"jsonrpc": "2.0", "result": 19, "id": 1}),
+            "{ct}"
+        );
+    }
+}
+
+#[test]
+fn health_path_answers_get_and_head_without_the_token() {
+    let server = Server::start(&["--health", "/healthz", "--token", "t0k"]);
+    let mut c = server.connect();
+    c.send(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    let r = c.read();
+    assert_eq!(r.json(), json!({"status": "ok"}));
+    // HEAD: the same head, no body.
+    c.send(b"HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut line = String::new();
+    c.reader.read_line(&mut line).unwrap();
+    assert!(line.starts_with("HTTP/1.1 200 "), "{line:?}");
+    let mut head = String::new();
+    while line != "\r\n" {
+        line.clear();
+        c.reader.read_line(&mut line).unwrap();
+        head.push_str(&line.to_ascii_lowercase());
+    }
+    assert!(head.contains("content-length: 15\r\n"), "{head}");
+    // The connection is still in step: no body came after the HEAD's head.
+    c.send(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(c.read().status, 200);
+    // Not a JSON-RPC endpoint: a POST there is 405; elsewhere the token still counts.
+    c.send(b"POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+    let r = c.read();
+    assert_eq!((r.status, r.header("allow")), (405, Some("GET, HEAD")));
+    c.send(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(c.read().status, 401);
+    let auth = ["Authorization: Bearer t0k"];
+    c.send(&post_bytes(SUBTRACT, "application/json", &auth));
+    assert_eq!(c.read().json()["result"], 19);
+}
+
+#[test]
+fn cors_origins_get_preflights_and_allow_origin_others_do_not() {
+    let server = Server::start(&[
+        "--cors",
+        "https://app.example,http://localhost:3000",
+        "--cors",
+        "https://other.example",
+    ]);
+    let mut c = server.connect();
+    let preflight = |origin: &str| {
+        format!(
+            "OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: {origin}\r\n\
+             Access-Control-Request-Method: POST\r\n\
+             Access-Control-Request-Headers: content-type, authorization\r\n\r\n"
+        )
+    };
+    for origin in [
+        "https://app.example",
+        "http://localhost:3000",
+        "https://other.example",
+    ] {
+        c.send(preflight(origin).as_bytes());
+        let r = c.read();
+        assert_eq!(r.status, 200, "{r:?}");
+        assert_eq!(r.header("access-control-allow-origin"), Some(origin));
+        let methods = r.header("access-control-allow-methods").unwrap();
+        assert!(methods.contains("POST"), "{methods}");
+        let headers = r.header("access-control-allow-headers").unwrap();
+        assert!(headers.contains("content-type") && headers.contains("authorization"));
+        assert_eq!(r.header("access-control-max-age"), Some("600"));
+        let origin_header = format!("Origin: {origin}");
+        c.send(&post_bytes(SUBTRACT, "application/json", &[&origin_header]));
+        let r = c.read();
+        assert_eq!(r.header("access-control-allow-origin"), Some(origin));
+        let exposed = r.header("access-control-expose-headers").unwrap();
+        assert!(exposed.contains("mcp-session-id"), "{exposed}");
+        assert_eq!(r.json()["result"], 19);
+    }
+    // Another origin: no Access-Control-Allow-Origin, on the preflight or the call.
+    c.send(preflight("https://evil.example").as_bytes());
+    let r = c.read();
+    assert_eq!(r.header("access-control-allow-origin"), None, "{r:?}");
+    c.send(&post_bytes(
+        SUBTRACT,
+        "application/json",
+        &["Origin: https://evil.example"],
+    ));
+    let r = c.read();
+    assert_eq!(r.header("access-control-allow-origin"), None, "{r:?}");
+    assert_eq!(r.json()["result"], 19);
+    // No Origin (not a browser): the answer as without --cors.
+    let r = c.post(SUBTRACT);
+    assert_eq!(r.header("access-control-allow-origin"), None);
+    // The Streamable HTTP endpoint admits the listed origins, refuses others (403).
+    let mcp = |origin: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: {origin}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Length: {}\r\n\r\n{SUBTRACT}",
+            SUBTRACT.len()
+        )
+    };
+    c.send(mcp("https://app.example").as_bytes());
+    let r = c.read();
+    assert_eq!(
+        r.header("access-control-allow-origin"),
+        Some("https://app.example")
+    );
+    assert_eq!(r.json()["result"], 19);
+    c.send(mcp("https://evil.example").as_bytes());
+    assert_eq!(c.read().status, 403);
+}
+
+#[test]
+fn cors_any_origin_and_bad_origins() {
+    let server = Server::start(&["--cors", "*"]);
+    let mut c = server.connect();
+    c.send(&post_bytes(
+        SUBTRACT,
+        "application/json",
+        &["Origin: https://any.example"],
+    ));
+    let r = c.read();
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(r.json()["result"], 19);
+    // Without --cors an OPTIONS is 405, as any method but POST.
+    let plain = Server::start(&[]);
+    let mut c = plain.connect();
+    c.send(b"OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: https://any.example\r\nAccess-Control-Request-Method: POST\r\n\r\n");
+    let r = c.read();
+    assert_eq!(
+        (r.status, r.header("access-control-allow-origin")),
+        (405, None)
+    );
+    for bad in [
+        "https://app.example/",
+        "app.example",
+        "null",
+        "https://a.example/x",
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--cors", bad])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--cors") && err.contains("not an origin"),
+            "{bad}: {err}"
+        );
+    }
 }

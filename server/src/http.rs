@@ -3,17 +3,19 @@
 //!
 //! | request | answer |
 //! | --- | --- |
+//! | `GET` or `HEAD` of the health path ([`Switchboard::health`], off by default) | 200, `{"status":"ok"}` (no token asked); 405 for other methods there |
 //! | a bearer token is configured and `Authorization: Bearer …` is missing or wrong | 401, `WWW-Authenticate: Bearer` |
 //! | a `GET` with `Upgrade: websocket` (WebSocket on, the default) | 101, then JSON-RPC over WebSocket ([`crate::ws`]); 400 without a valid `Sec-WebSocket-Key`/`Sec-WebSocket-Version: 13` |
 //! | a `GET` or `HEAD` when a static site is mounted ([`Switchboard::site`], `serve --playground`) | 200 with the file the path names (`/`: `index.html`), 404 for any other path |
 //! | a method other than `POST` | 405, `Allow: POST` |
-//! | `Content-Type` missing, not `application/json`, or a charset other than UTF-8 | 415 |
+//! | `Content-Type` missing, not `application/json` (nor `application/json-rpc` or `application/jsonrequest`), or a charset other than UTF-8 | 415 |
 //! | a body over `max_message_bytes` (from `Content-Length` before reading, or while reading a chunked body) | 413, connection closed |
 //! | a body not complete within the body read timeout | 408, connection closed |
 //! | anything else: JSON-RPC | 200 with the response (errors included), or 204 when there is none |
 //!
-//! Checks run in that order: credentials first, so an unauthenticated client learns
-//! nothing else about the endpoint. Every path is accepted (mount the service where
+//! Checks run in that order: credentials first (after the health path, which tells
+//! only that the server is up), so an unauthenticated client learns nothing else
+//! about the endpoint. Every path is accepted (mount the service where
 //! you want it), but the path of a Streamable HTTP endpoint mounted with
 //! [`Switchboard::streamable`], which answers as [`crate::streamable`] says.
 //!
@@ -25,6 +27,14 @@
 //! it: one session per connection, handled by one task, so a warm connection
 //! allocates nothing in switchboard (the response's header map is the `http`
 //! crate's: two allocations; the response body reuses the connection's buffer).
+//!
+//! [`serve`] speaks HTTP/1.1 and HTTP/2 cleartext with prior knowledge (h2c, through
+//! hyper's HTTP/2 connection once the preface is seen; [`ServeConfig::http2`]), the
+//! same mapping on both;
+//! an HTTP/2 connection's calls run at once, each on a session of the
+//! connection's pool. [`serve_with_layer`] wraps each connection's service in any
+//! tower layer (tower-http's, `tower::ServiceBuilder` stacks, the application's
+//! own); [`cors`] is the CORS layer `switchboard serve --cors` installs.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -46,9 +56,10 @@ use std::time::Duration;
 use bytes::{Buf, Bytes, BytesMut};
 use http_body::{Frame, SizeHint};
 use http_body_util::BodyExt;
-use hyper::body::Body;
+use hyper::body::{Body, Incoming};
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use switchboard::connection::Connection;
 use switchboard::{Router, Session};
 
@@ -73,6 +84,13 @@ impl std::fmt::Debug for ResponseBody {
             ResponseBody::Full(b) => f.debug_tuple("Full").field(b).finish(),
             ResponseBody::Events(_) => f.write_str("Events"),
         }
+    }
+}
+
+/// The empty body (what tower-http's CORS layer answers a preflight with).
+impl Default for ResponseBody {
+    fn default() -> Self {
+        ResponseBody::Full(None)
     }
 }
 
@@ -123,6 +141,7 @@ struct Shared {
     site: Option<Arc<Site>>,
     /// Each request's line at `info` (target [`ACCESS_TARGET`]), not `debug`.
     access_log: bool,
+    health: Option<Box<str>>,
 }
 
 /// The target of the access log's events ([`Switchboard::access_log`]).
@@ -187,6 +206,7 @@ impl Switchboard {
                 streamable: None,
                 site: None,
                 access_log: false,
+                health: None,
             }),
             pool: Arc::default(),
             conn: None,
@@ -206,6 +226,7 @@ impl Switchboard {
                 streamable: s.streamable.clone(),
                 site: s.site.clone(),
                 access_log: s.access_log,
+                health: s.health.clone(),
             });
         }
         Arc::get_mut(&mut self.shared).expect("just made unique")
@@ -297,6 +318,34 @@ impl Switchboard {
         self
     }
 
+    /// Answers `GET` and `HEAD` of `path` with 200 and `{"status":"ok"}`
+    /// (`application/json`; no body for `HEAD`), before the bearer token check, so
+    /// that a load balancer's or orchestrator's probe needs no credentials; other
+    /// methods there get 405 (`Allow: GET, HEAD`), and the path serves no JSON-RPC.
+    /// `None` (the default): no health path. It says the server accepts and
+    /// answers; a check that involves the router is a JSON-RPC call (jsonrpsee's
+    /// `ProxyGetRequestLayer` and jsonrpc-http-server's `health_api` map the path
+    /// to a method and answer its result instead).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use http_body_util::{BodyExt, Empty};
+    /// use switchboard_server::http::Switchboard;
+    /// let service = Switchboard::new(switchboard_server::demo::router()).health(Some("/health"));
+    /// let get = hyper::Request::get("/health").body(Empty::<bytes::Bytes>::new()).unwrap();
+    /// let answer = service.respond(get).await;
+    /// assert_eq!(answer.status(), 200);
+    /// let body = answer.into_body().collect().await.unwrap().to_bytes();
+    /// assert_eq!(&body[..], br#"{"status":"ok"}"#);
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn health(mut self, path: Option<&str>) -> Self {
+        self.shared_mut().health = path.map(Into::into);
+        self
+    }
+
     /// The router answering the calls.
     #[must_use]
     pub fn router(&self) -> &Arc<Router> {
@@ -304,7 +353,8 @@ impl Switchboard {
     }
 
     /// A service for one connection: same settings, a session pool of its own (one
-    /// session, as HTTP/1.1 handles one call at a time on a connection), and a
+    /// session, as HTTP/1.1 handles one call at a time on a connection; as many as
+    /// an HTTP/2 connection has calls at once), and a
     /// [`Connection`] that handlers reach through their call
     /// ([`Call::connection`](switchboard::Call::connection)): its id and
     /// per-connection state; its peer cannot send over plain HTTP (every send
@@ -424,6 +474,11 @@ impl Switchboard {
         B::Data: Send,
     {
         let sh = &*self.shared;
+        if let Some(path) = &sh.health
+            && req.uri().path() == &**path
+        {
+            return health(req.method());
+        }
         if let Some(token) = &sh.token
             && !authorized(req.headers(), token)
         {
@@ -647,6 +702,26 @@ fn serve_file(site: &Site, path: &str) -> Response<ResponseBody> {
     r
 }
 
+/// The health path's answer ([`Switchboard::health`]).
+fn health(method: &Method) -> Response<ResponseBody> {
+    if method != Method::GET && method != Method::HEAD {
+        let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "use GET or HEAD\n");
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    let mut r = Response::new(ResponseBody::Full(Some(Bytes::from_static(
+        br#"{"status":"ok"}"#,
+    ))));
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
 pub(crate) fn too_large() -> Response<ResponseBody> {
     let mut r = plain(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -658,7 +733,12 @@ pub(crate) fn too_large() -> Response<ResponseBody> {
 }
 
 /// `application/json`, any case, with parameters allowed; a `charset` parameter must
-/// name UTF-8 (quoted or not, any case).
+/// name UTF-8 (quoted or not, any case). `application/json-rpc` and
+/// `application/jsonrequest` are taken alike: the JSON-RPC over HTTP draft
+/// (jsonrpc.org, "JSON-RPC over HTTP") names the first and allows the second, older
+/// clients send them (jsonrpsee's server takes `application/json-rpc` too). None of them
+/// is a type a browser may send cross-origin without a CORS preflight, so taking them
+/// opens no cross-site path that `application/json` does not.
 pub(crate) fn is_json(value: Option<&HeaderValue>) -> bool {
     let Some(value) = value else { return false };
     if value.as_bytes() == b"application/json" {
@@ -666,7 +746,10 @@ pub(crate) fn is_json(value: Option<&HeaderValue>) -> bool {
     }
     let mut parts = value.as_bytes().split(|&b| b == b';');
     let essence = parts.next().unwrap_or_default().trim_ascii();
-    if !essence.eq_ignore_ascii_case(b"application/json") {
+    if !essence.eq_ignore_ascii_case(b"application/json")
+        && !essence.eq_ignore_ascii_case(b"application/json-rpc")
+        && !essence.eq_ignore_ascii_case(b"application/jsonrequest")
+    {
         return false;
     }
     for param in parts {
@@ -761,7 +844,9 @@ pub struct ServeConfig {
     /// its next request's headers (idle, or sending headers slowly). A call in
     /// progress does not count (its body has the body read timeout), nor does an
     /// answer waiting for the client to read it. Past it the connection is closed,
-    /// between 1 and 1.25 times this after the last activity.
+    /// between 1 and 1.25 times this after the last activity. An HTTP/2 connection
+    /// counts as waiting while it has no stream open (its PINGs and SETTINGS do not
+    /// count), so the same limit closes idle and slow-header HTTP/2 connections.
     pub header_read_timeout: Duration,
     /// How long an answer may wait for the client to read it: a connection whose
     /// socket stays full, nothing of it written, this long (a client that sends
@@ -777,6 +862,22 @@ pub struct ServeConfig {
     /// 1 s instead of `header_read_timeout`: slow-header connections cannot keep
     /// out the clients that have a request to send.
     pub max_connections: usize,
+    /// Whether a connection that opens with HTTP/2's connection preface is served
+    /// as HTTP/2 (cleartext, "prior knowledge": h2c without the HTTP/1.1 `Upgrade`
+    /// dance, as `curl --http2-prior-knowledge` and gRPC-style clients speak it),
+    /// on hyper's HTTP/2 connection; every other connection is HTTP/1.1, on hyper's
+    /// HTTP/1.1 connection, as with `false` (default `true`). The first bytes are
+    /// peeked, not read, to tell them apart. With `false` a connection that opens
+    /// with HTTP/2's preface is closed without an answer (hyper's HTTP/1.1 way). WebSocket upgrades are HTTP/1.1's: on HTTP/2 a `GET` is answered 405.
+    pub http2: bool,
+    /// HTTP/2: streams (calls) one connection may have in flight at once (default
+    /// 64; more are refused with `REFUSED_STREAM` and the client retries them). Each
+    /// holds its body, up to `max_message_bytes`, while it is read: this bounds what
+    /// one connection can make the server hold, as one call at a time does for
+    /// HTTP/1.1. The other HTTP/2 limits are hyper's defaults: 16 KiB frames, 16 KiB
+    /// of header list, 1 MiB flow-control windows; the timeouts above apply per
+    /// connection, the body read timeout per stream.
+    pub http2_max_concurrent_streams: u32,
 }
 
 impl Default for ServeConfig {
@@ -786,12 +887,15 @@ impl Default for ServeConfig {
             write_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(10),
             max_connections: 10_000,
+            http2: true,
+            http2_max_concurrent_streams: 64,
         }
     }
 }
 
-/// Serves `service` on `listener` (HTTP/1.1, keep-alive) until `shutdown` completes,
-/// then stops accepting, lets open calls finish (up to 10 s) and returns.
+/// Serves `service` on `listener` (HTTP/1.1 with keep-alive, and HTTP/2 cleartext:
+/// [`ServeConfig::http2`]) until `shutdown` completes, then stops accepting, lets
+/// open calls finish (up to 10 s) and returns.
 ///
 /// # Errors
 /// None today (accept errors are logged and retried); the `Result` leaves room.
@@ -808,11 +912,12 @@ where
 
 /// [`serve`] with explicit settings.
 ///
-/// Each connection is one task running hyper's HTTP/1.1 connection, plus a watchdog
-/// task that wakes four times per `header_read_timeout` to close it when idle and
-/// starts its graceful shutdown: nothing of this runs per request (hyper's own
-/// header timeout would arm a timer for every request; graceful-shutdown wrappers
-/// poll a channel on every wake-up).
+/// Each connection is one task running hyper's connection (HTTP/1.1, or HTTP/2
+/// when its first bytes, peeked, are HTTP/2's preface), plus a watchdog task that wakes four times per
+/// `header_read_timeout` to close it when idle and starts its graceful shutdown:
+/// nothing of this runs per request (hyper's own header timeout would arm a timer
+/// for every request; graceful-shutdown wrappers poll a channel on every wake-up).
+/// HTTP/2 runs each stream's call in a task of its own (hyper's way).
 ///
 /// # Errors
 /// See [`serve`].
@@ -825,17 +930,319 @@ pub async fn serve_with<F>(
 where
     F: Future<Output = ()>,
 {
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    // No timer: the watchdog does the header timeout (see `watchdog`). Half-close:
-    // a client that sends its requests and then shuts its write side down still gets
-    // every answer (hyper would otherwise drop a request whose EOF it read with it).
-    builder
-        .header_read_timeout(None)
-        .keep_alive(true)
-        .half_close(true)
-        // hyper's read buffer grows to this while a large body streams in, and keeps
-        // it: 64 KiB rather than ~400 KiB per idle connection.
-        .max_buf_size(64 << 10);
+    // The service called directly: no boxed future, one `Arc` clone per call.
+    let make = |service: Switchboard, ctl: Arc<ConnCtl>| {
+        let state = Arc::new((service, ctl));
+        hyper::service::service_fn(move |req: Request<Incoming>| {
+            let state = state.clone();
+            ConnCtl::bump(&state.1.started);
+            async move {
+                let (service, ctl) = &*state;
+                let _finished = Finished(ctl);
+                Ok::<_, Infallible>(service.respond(req).await)
+            }
+        })
+    };
+    run(listener, service, make, config, shutdown).await
+}
+
+/// [`serve_with`], each connection's service wrapped in `layer`: any
+/// [`tower::Layer`](tower_layer::Layer), such as a `tower::ServiceBuilder` stack,
+/// tower-http's `TraceLayer`, `CorsLayer` ([`cors`]) or `TimeoutLayer`, or one of
+/// the application's own. The layer is applied once per connection, to that
+/// connection's [`Switchboard::connection`] (its session pool and connection
+/// context), so a layer's state built in `layer()` (a rate limiter, say) is per
+/// connection; state shared by all connections lives in the layer itself.
+/// `poll_ready` is honoured (hyper-util's `TowerToHyperService`: one `oneshot` per
+/// call, which clones the layered service and boxes nothing itself). Everything
+/// else is as [`serve_with`]: timeouts, connection cap, HTTP/2, WebSocket upgrades
+/// (a layer that answers an upgrade request itself, or changes its headers,
+/// changes the upgrade too).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// use switchboard_server::http::{ServeConfig, Switchboard, serve_with_layer};
+///
+/// // A limit on calls in flight per connection, and a header on every answer, as a
+/// // `tower::ServiceBuilder` stack of tower layers (any layer does).
+/// let layers = tower::ServiceBuilder::new()
+///     .concurrency_limit(8)
+///     .map_response(|mut r: hyper::Response<_>| {
+///         r.headers_mut().insert("x-served-by", hyper::header::HeaderValue::from_static("switchboard"));
+///         r
+///     });
+/// let service = Switchboard::new(switchboard_server::demo::router());
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// let addr = listener.local_addr()?;
+/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+/// let server = tokio::spawn(serve_with_layer(listener, service, layers, ServeConfig::default(), async {
+///     let _ = stopped.await;
+/// }));
+///
+/// // One call over HTTP/1.1, by hand.
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// let body = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
+/// let mut s = tokio::net::TcpStream::connect(addr).await?;
+/// s.write_all(format!("POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+///     Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).await?;
+/// let mut answer = String::new();
+/// s.read_to_string(&mut answer).await?;
+/// assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"));
+/// assert!(answer.contains("x-served-by: switchboard\r\n"));
+/// assert!(answer.ends_with(r#"{"jsonrpc":"2.0","result":19,"id":1}"#));
+/// stop.send(()).unwrap();
+/// server.await.unwrap()
+/// # }
+/// ```
+///
+/// # Errors
+/// See [`serve`].
+pub async fn serve_with_layer<L, B, F>(
+    listener: tokio::net::TcpListener,
+    service: Switchboard,
+    layer: L,
+    config: ServeConfig,
+    shutdown: F,
+) -> std::io::Result<()>
+where
+    L: tower_layer::Layer<Switchboard> + Send + Sync + 'static,
+    L::Service:
+        tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    <L::Service as tower_service::Service<Request<Incoming>>>::Future: Send + 'static,
+    <L::Service as tower_service::Service<Request<Incoming>>>::Error:
+        Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    F: Future<Output = ()>,
+{
+    let layer = Arc::new(layer);
+    let make = move |service: Switchboard, ctl: Arc<ConnCtl>| Counted {
+        inner: hyper_util::service::TowerToHyperService::new(layer.layer(service)),
+        ctl,
+    };
+    run(listener, service, make, config, shutdown).await
+}
+
+/// An origin [`cors`] cannot take: not `*`, nor `scheme://host[:port]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidOrigin(pub String);
+
+impl std::fmt::Display for InvalidOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:?} is not an origin (scheme://host[:port], no path, or *)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for InvalidOrigin {}
+
+/// The origins of `origins`, each item one or several separated by commas,
+/// lower-cased as browsers send them in `Origin`; `None` for `*` (any origin).
+pub(crate) fn parse_origins<S: AsRef<str>>(
+    origins: &[S],
+) -> Result<Option<Vec<String>>, InvalidOrigin> {
+    let mut list = Vec::new();
+    let mut any = false;
+    for item in origins {
+        for o in item.as_ref().split(',').map(str::trim) {
+            if o == "*" {
+                any = true;
+                continue;
+            }
+            let valid = o.split_once("://").is_some_and(|(scheme, host)| {
+                let mut scheme = scheme.bytes();
+                scheme.next().is_some_and(|b| b.is_ascii_alphabetic())
+                    && scheme.all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+                    && !host.is_empty()
+                    && !host.contains(['/', '?', '#', '@'])
+                    && host.bytes().all(|b| b.is_ascii_graphic())
+            });
+            if !valid {
+                return Err(InvalidOrigin(o.to_owned()));
+            }
+            list.push(o.to_ascii_lowercase());
+        }
+    }
+    Ok((!any).then_some(list))
+}
+
+/// The CORS policy of `switchboard serve --cors`, as tower-http's
+/// [`CorsLayer`](tower_http::cors::CorsLayer), for [`serve_with_layer`] or any
+/// tower stack around a [`Switchboard`]. `origins`: the origins allowed (each
+/// item one or several separated by commas, compared as browsers send them:
+/// lower case, no path), or `*` for any. A request from one of them gets
+/// `Access-Control-Allow-Origin` (and `Access-Control-Expose-Headers:
+/// mcp-session-id, www-authenticate`), and its preflight (`OPTIONS` with
+/// `Access-Control-Request-Method`) is answered 200 by the layer (not 405) with
+/// `Access-Control-Allow-Methods: GET, HEAD, POST, DELETE`,
+/// `Access-Control-Allow-Headers: content-type, authorization, mcp-session-id,
+/// mcp-protocol-version, last-event-id` and `Access-Control-Max-Age: 600`; no
+/// credentials mode (a bearer token is a header, listed above). Another origin
+/// gets no `Access-Control-Allow-Origin`, which the browser takes as a refusal:
+/// it does not send the call after its preflight, nor show it the answer
+/// (tower-http still adds `Vary` to every answer and the allowed methods and
+/// headers to every preflight). The Streamable HTTP endpoint's own `Origin` check
+/// ([`StreamableConfig::allowed_origins`](crate::streamable::StreamableConfig::allowed_origins))
+/// should list the same origins, as `serve --cors` does, so that a page CORS lets
+/// in is not then refused 403 there.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use http_body_util::Empty;
+/// use switchboard_server::http::{Switchboard, cors};
+/// use tower::{Layer, ServiceExt};
+/// let service = cors(&["https://app.example"]).unwrap().layer(Switchboard::new(switchboard_server::demo::router()));
+/// let preflight = hyper::Request::options("/")
+///     .header("origin", "https://app.example")
+///     .header("access-control-request-method", "POST")
+///     .header("access-control-request-headers", "content-type")
+///     .body(Empty::<bytes::Bytes>::new())
+///     .unwrap();
+/// let answer = service.oneshot(preflight).await.unwrap();
+/// assert_eq!(answer.status(), 200);
+/// assert_eq!(answer.headers()["access-control-allow-origin"], "https://app.example");
+/// assert!(cors(&["https://app.example/path"]).is_err());
+/// # }
+/// ```
+///
+/// # Errors
+/// An item that is neither `*` nor `scheme://host[:port]`.
+pub fn cors<S: AsRef<str>>(origins: &[S]) -> Result<tower_http::cors::CorsLayer, InvalidOrigin> {
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    let allow = match parse_origins(origins)? {
+        None => AllowOrigin::any(),
+        Some(list) => AllowOrigin::list(
+            list.iter()
+                .map(|o| HeaderValue::from_str(o).map_err(|_| InvalidOrigin(o.clone())))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    Ok(CorsLayer::new()
+        .allow_origin(allow)
+        .allow_methods([Method::GET, Method::HEAD, Method::POST, Method::DELETE])
+        .allow_headers([
+            header::CONTENT_TYPE,
+            header::AUTHORIZATION,
+            header::HeaderName::from_static(crate::streamable::SESSION_HEADER),
+            header::HeaderName::from_static("mcp-protocol-version"),
+            header::HeaderName::from_static("last-event-id"),
+        ])
+        .expose_headers([
+            header::HeaderName::from_static(crate::streamable::SESSION_HEADER),
+            header::WWW_AUTHENTICATE,
+        ])
+        .max_age(Duration::from_secs(600)))
+}
+
+/// A connection's service that counts its calls for the watchdog (a call starts
+/// when hyper calls the service, on the connection's task; it finishes when its
+/// future is done or dropped, on whatever task ran it).
+struct Counted<S> {
+    inner: S,
+    ctl: Arc<ConnCtl>,
+}
+
+impl<S: hyper::service::Service<Request<Incoming>>> hyper::service::Service<Request<Incoming>>
+    for Counted<S>
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = CountedCall<S::Future>;
+
+    fn call(&self, req: Request<Incoming>) -> Self::Future {
+        ConnCtl::bump(&self.ctl.started);
+        CountedCall {
+            call: self.inner.call(req),
+            _finished: OwnedFinished(self.ctl.clone()),
+        }
+    }
+}
+
+/// A call of [`Counted`]: finished (for the watchdog) when done or dropped.
+struct CountedCall<F> {
+    call: F,
+    /// Counts the call as finished when dropped.
+    _finished: OwnedFinished,
+}
+
+impl<F: Future> Future for CountedCall<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: `call` is structurally pinned: it is never moved out of `self`
+        // (no method takes it by value, `CountedCall` has no `Drop` of its own that
+        // could move it, and it is not `Unpin` unless `F` is).
+        let call = unsafe { self.map_unchecked_mut(|c| &mut c.call) };
+        call.poll(cx)
+    }
+}
+
+/// [`Finished`] owning its connection's control block, for a call that may
+/// outlive the borrow (an HTTP/2 stream's task).
+struct OwnedFinished(Arc<ConnCtl>);
+
+impl Drop for OwnedFinished {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
+}
+
+/// hyper's connection builders: HTTP/1.1, and HTTP/2 unless turned off.
+struct Builders {
+    http1: hyper::server::conn::http1::Builder,
+    http2: Option<hyper::server::conn::http2::Builder<TokioExecutor>>,
+}
+
+impl Builders {
+    fn new(config: &ServeConfig) -> Self {
+        // No timer: the watchdog does the header timeout (see `watchdog`). Half-close:
+        // a client that sends its requests and then shuts its write side down still
+        // gets every answer (hyper would otherwise drop a request whose EOF it read
+        // with it). hyper's read buffer grows to `max_buf_size` while a large body
+        // streams in, and keeps it: 64 KiB rather than ~400 KiB per idle connection.
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        http1
+            .header_read_timeout(None)
+            .keep_alive(true)
+            .half_close(true)
+            .max_buf_size(64 << 10);
+        let http2 = config.http2.then(|| {
+            let mut b = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            // No PINGs of our own (the watchdog closes idle connections), hence no timer.
+            b.max_concurrent_streams(config.http2_max_concurrent_streams.max(1))
+                .keep_alive_interval(None);
+            b
+        });
+        Builders { http1, http2 }
+    }
+}
+
+/// The accept loop of [`serve_with`] and [`serve_with_layer`]; `make` builds each
+/// connection's hyper service from its [`Switchboard::connection`].
+async fn run<M, S, B, F>(
+    listener: tokio::net::TcpListener,
+    service: Switchboard,
+    make: M,
+    config: ServeConfig,
+    shutdown: F,
+) -> std::io::Result<()>
+where
+    M: Fn(Switchboard, Arc<ConnCtl>) -> S + Clone + Send + 'static,
+    S: hyper::service::Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    F: Future<Output = ()>,
+{
+    let builders = Arc::new(Builders::new(&config));
     let mut shutdown = std::pin::pin!(shutdown);
     // Also how shutdown waits for the connections: each holds a permit until it ends.
     let max = config.max_connections.clamp(
@@ -875,7 +1282,7 @@ where
                 tokio::spawn(connection(
                     (stream, peer),
                     service.connection_with_upgrades(),
-                    builder.clone(),
+                    (builders.clone(), make.clone()),
                     [config.header_read_timeout, config.write_timeout],
                     stopped.clone(),
                     pressure.clone(),
@@ -941,9 +1348,11 @@ struct ConnCtl {
     order: AtomicU8,
     /// The connection task's waker (a tokio task's waker stays valid for its life).
     waker: Waker,
-    /// Calls whose request head has arrived.
+    /// Calls whose request head has arrived (counted where hyper calls the
+    /// service: on the connection's task, for HTTP/2 too).
     started: AtomicU64,
-    /// Calls answered (or dropped).
+    /// Calls answered (or dropped): on the connection's task for HTTP/1.1, on each
+    /// stream's task for HTTP/2.
     finished: AtomicU64,
     /// Writes to the socket that sent bytes.
     written: AtomicU64,
@@ -972,6 +1381,12 @@ impl ConnCtl {
         );
     }
 
+    /// Counts a call as finished: an atomic add (one locked instruction), as an
+    /// HTTP/2 connection's calls finish on their streams' tasks, on any thread.
+    fn finish(&self) {
+        self.finished.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// The counters, and whether the connection waits for the client's next request
     /// (no call in progress, no answer waiting to be written).
     fn activity(&self) -> ([u64; 3], bool) {
@@ -995,7 +1410,7 @@ struct Finished<'a>(&'a ConnCtl);
 
 impl Drop for Finished<'_> {
     fn drop(&mut self) {
-        ConnCtl::bump(&self.0.finished);
+        self.0.finish();
     }
 }
 
@@ -1065,16 +1480,25 @@ impl<T: hyper::rt::Write + Unpin> hyper::rt::Write for CountedIo<T> {
     }
 }
 
-/// One connection's task: hyper's HTTP/1.1 connection, steered by its watchdog.
-async fn connection(
+/// One connection's task: hyper's connection (HTTP/1.1, or HTTP/2 when it opens
+/// with the preface), steered by its watchdog.
+async fn connection<M, S, B>(
     (stream, peer): (tokio::net::TcpStream, std::net::SocketAddr),
     (service, upgrades): (Switchboard, UpgradeSlot),
-    builder: hyper::server::conn::http1::Builder,
+    (builders, make): (Arc<Builders>, M),
     [idle_limit, write_limit]: [Duration; 2],
     stopped: tokio::sync::watch::Receiver<bool>,
     pressure: Arc<Pressure>,
     permit: tokio::sync::OwnedSemaphorePermit,
-) {
+) where
+    M: Fn(Switchboard, Arc<ConnCtl>) -> S,
+    S: hyper::service::Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     tracing::debug!(%peer, "connection opened");
     // This task's waker, for the watchdog, taken before the watchdog exists.
     let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
@@ -1094,41 +1518,36 @@ async fn connection(
         pressure,
     ));
     let io = CountedIo {
-        io: hyper_util::rt::TokioIo::new(stream),
+        io: TokioIo::new(stream),
         ctl: ctl.clone(),
     };
     let router = service.shared.router.clone();
     let ws_config = service.shared.ws;
-    let state = Arc::new((service, ctl.clone()));
-    let conn = builder.serve_connection(
-        io,
-        hyper::service::service_fn(move |req| {
-            let state = state.clone();
-            async move {
-                let (service, ctl) = &*state;
-                ConnCtl::bump(&ctl.started);
-                let _finished = Finished(ctl);
-                Ok::<_, Infallible>(service.respond(req).await)
+    let service = make(service, ctl.clone());
+    let h2 = match &builders.http2 {
+        Some(b) => match opens_with_h2_preface(io.io.inner(), &ctl).await {
+            Some(true) => Some(b),
+            Some(false) => None,
+            None => {
+                watchdog.abort();
+                drop(permit);
+                return; // closed, or gone, before its first bytes
             }
-        }),
-    );
-    let conn = conn.with_upgrades();
-    let mut conn = std::pin::pin!(conn);
-    let mut shutting_down = false;
-    let result = std::future::poll_fn(|cx| {
-        match ctl.order.load(Ordering::Acquire) {
-            RUN => {}
-            SHUT_DOWN => {
-                if !shutting_down {
-                    shutting_down = true;
-                    conn.as_mut().graceful_shutdown();
-                }
-            }
-            _ => return Poll::Ready(None), // idle: dropping the connection closes it
+        },
+        None => None,
+    };
+    let result = match h2 {
+        None => {
+            let conn = builders.http1.serve_connection(io, service).with_upgrades();
+            steer(conn, &ctl, |c| c.graceful_shutdown()).await
         }
-        conn.as_mut().poll(cx).map(Some)
-    })
-    .await;
+        Some(b) => {
+            // Boxed: an HTTP/2 connection's state (several KiB) is not part of every
+            // HTTP/1.1 connection's task.
+            let conn = Box::pin(b.serve_connection(io, service));
+            steer(conn, &ctl, |c| c.get_mut().as_mut().graceful_shutdown()).await
+        }
+    };
     watchdog.abort();
     let upgraded = upgrades.lock().ok().and_then(|mut s| s.take());
     if let (Some(socket), Some(config)) = (upgraded, ws_config) {
@@ -1155,6 +1574,64 @@ async fn connection(
         ),
     }
     drop(permit);
+}
+
+/// HTTP/2's connection preface (RFC 9113, 3.4), what a client with prior knowledge
+/// sends first.
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Whether the connection opens with HTTP/2's preface, looked at with `peek` (the
+/// bytes stay in the socket for hyper: no rewinding wrapper on every read): an
+/// HTTP/1.1 request differs at its second byte at the latest, so one peek decides
+/// (a preface's first bytes alone are peeked again every 10 ms). `None` when the
+/// watchdog closed the connection first, or the peer failed.
+///
+/// hyper-util's `auto` builder does the same job by reading the first 24 bytes
+/// into a buffer it then replays; measured here it cost 9 KiB per idle HTTP/1.1
+/// connection (its connection state holds HTTP/2's beside HTTP/1.1's, 26.6 ->
+/// 35.8 KiB, 2000 connections) and 2% more instructions per request.
+async fn opens_with_h2_preface(stream: &tokio::net::TcpStream, ctl: &ConnCtl) -> Option<bool> {
+    let mut buf = [0u8; H2_PREFACE.len()];
+    loop {
+        let peeked = std::future::poll_fn(|cx| {
+            if ctl.order.load(Ordering::Acquire) != RUN {
+                return Poll::Ready(None);
+            }
+            let mut rb = tokio::io::ReadBuf::new(&mut buf);
+            stream
+                .poll_peek(cx, &mut rb)
+                .map(|r| r.ok().map(|_| rb.filled().len()))
+        })
+        .await?;
+        if peeked == 0 || buf[..peeked] != H2_PREFACE[..peeked] {
+            return Some(false); // HTTP/1.1 (or EOF, which hyper's HTTP/1.1 ends cleanly)
+        }
+        if peeked == H2_PREFACE.len() {
+            return Some(true);
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Polls hyper's connection `conn` as the watchdog orders: on, into its graceful
+/// shutdown (`shut`), or `None` at once when it is to close (dropping it closes it).
+async fn steer<C: Future>(conn: C, ctl: &ConnCtl, shut: impl Fn(Pin<&mut C>)) -> Option<C::Output> {
+    let mut conn = std::pin::pin!(conn);
+    let mut shutting_down = false;
+    std::future::poll_fn(|cx| {
+        match ctl.order.load(Ordering::Acquire) {
+            RUN => {}
+            SHUT_DOWN => {
+                if !shutting_down {
+                    shutting_down = true;
+                    shut(conn.as_mut());
+                }
+            }
+            _ => return Poll::Ready(None),
+        }
+        conn.as_mut().poll(cx).map(Some)
+    })
+    .await
 }
 
 /// Closes the connection once it has waited for the client's next request (no call
@@ -1240,6 +1717,10 @@ mod tests {
             "application/json; charset=\"utf-8\"",
             "application/json; foo=bar",
             "application/json ; charset=utf-8; q=1",
+            "application/json-rpc",
+            "Application/JSON-RPC; charset=utf-8",
+            "application/jsonrequest",
+            "application/jsonrequest;charset=UTF-8",
         ];
         for v in ok {
             assert!(is_json(Some(&HeaderValue::from_static(v))), "{v}");
@@ -1247,7 +1728,9 @@ mod tests {
         let bad = [
             "text/plain",
             "application/jsonx",
-            "application/json-rpc",
+            "application/json-rpcx",
+            "application/json-rpc; charset=latin1",
+            "application/jsonrequests",
             "application/json; charset=latin1",
             "application/json; charset=utf-16",
             "application/json; charset",

@@ -14,7 +14,7 @@
 //! | POST with requests whose handlers send the client notifications or requests before answering | 200 `text/event-stream`: those messages, then the response, then the stream ends |
 //! | GET with `Accept: text/event-stream` | a stream of the messages that no POST is open to carry (a newer GET replaces an older one) |
 //! | DELETE | the session ends: its pending requests to the client fail, its calls are cancelled; 204 |
-//! | another method | 405; another path 404; a wrong or missing bearer token 401; an `Origin` that is not the server's own host 403 |
+//! | another method | 405; another path 404; a wrong or missing bearer token 401; an `Origin` that is not a loopback host, the server's own host or one of [`StreamableConfig::allowed_origins`] 403 |
 //!
 //! Where each message of the server goes: to the newest POST stream still
 //! open, else to the GET stream, else it waits (in the connection's bounded
@@ -90,6 +90,13 @@ pub struct StreamableConfig {
     /// the answer, and their requests to the client fail at once
     /// ([`Connection::notify_only`]), as the client has no session to answer on.
     pub stateless: bool,
+    /// Origins admitted besides loopback ones and the request's own `Host` (each
+    /// `scheme://host[:port]`, or several separated by commas, compared without
+    /// regard to case; `*` admits any): the pages that may call the endpoint from a
+    /// browser. The same list as the CORS layer's ([`crate::http::cors`]):
+    /// `switchboard serve --cors` sets both, so CORS lets a page's calls through
+    /// and this check then admits them (default: none).
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for StreamableConfig {
@@ -103,6 +110,7 @@ impl Default for StreamableConfig {
             connection: ConnectionConfig::new(),
             keep_alive: Duration::from_secs(15),
             stateless: false,
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -418,9 +426,10 @@ fn accepts(headers: &HeaderMap, kind: &str) -> bool {
     !any
 }
 
-/// An `Origin` other than a loopback host, or other than the `Host` the request
-/// was sent to, is refused (MCP asks servers to guard against DNS rebinding).
-fn origin_allowed(headers: &HeaderMap) -> bool {
+/// An `Origin` other than a loopback host, the `Host` the request was sent to, or
+/// one of `allowed` ([`StreamableConfig::allowed_origins`]) is refused (MCP asks
+/// servers to guard against DNS rebinding).
+fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
@@ -429,6 +438,14 @@ fn origin_allowed(headers: &HeaderMap) -> bool {
     };
     if origin == "null" {
         return false;
+    }
+    let listed = allowed
+        .iter()
+        .flat_map(|a| a.split(','))
+        .map(str::trim)
+        .any(|a| a == "*" || a.eq_ignore_ascii_case(origin));
+    if listed {
+        return true;
     }
     let host_port = origin
         .strip_prefix("http://")
@@ -588,7 +605,7 @@ impl Streamable {
         if req.uri().path() != sh.config.path {
             return plain(StatusCode::NOT_FOUND, "not found\n");
         }
-        if !origin_allowed(req.headers()) {
+        if !origin_allowed(req.headers(), &sh.config.allowed_origins) {
             return plain(StatusCode::FORBIDDEN, "origin not allowed\n");
         }
         match *req.method() {
@@ -950,18 +967,43 @@ mod tests {
             m.insert(header::HOST, HeaderValue::from_str(host).unwrap());
             m
         };
-        assert!(origin_allowed(&HeaderMap::new()));
-        assert!(origin_allowed(&h(
-            "http://localhost:3000",
-            "127.0.0.1:8000"
-        )));
-        assert!(origin_allowed(&h("http://[::1]:3000", "127.0.0.1:8000")));
-        assert!(origin_allowed(&h("https://mcp.example", "mcp.example")));
-        assert!(!origin_allowed(&h(
-            "https://evil.example",
-            "127.0.0.1:8000"
-        )));
-        assert!(!origin_allowed(&h("null", "127.0.0.1:8000")));
+        assert!(origin_allowed(&HeaderMap::new(), &[]));
+        assert!(origin_allowed(
+            &h("http://localhost:3000", "127.0.0.1:8000"),
+            &[]
+        ));
+        assert!(origin_allowed(
+            &h("http://[::1]:3000", "127.0.0.1:8000"),
+            &[]
+        ));
+        assert!(origin_allowed(
+            &h("https://mcp.example", "mcp.example"),
+            &[]
+        ));
+        assert!(!origin_allowed(
+            &h("https://evil.example", "127.0.0.1:8000"),
+            &[]
+        ));
+        assert!(!origin_allowed(&h("null", "127.0.0.1:8000"), &[]));
+        let listed = ["https://a.example, https://App.Example:8443".to_owned()];
+        assert!(origin_allowed(
+            &h("https://app.example:8443", "127.0.0.1:8000"),
+            &listed
+        ));
+        assert!(origin_allowed(
+            &h("https://a.example", "127.0.0.1:8000"),
+            &listed
+        ));
+        assert!(!origin_allowed(
+            &h("https://b.example", "127.0.0.1:8000"),
+            &listed
+        ));
+        assert!(!origin_allowed(&h("null", "127.0.0.1:8000"), &listed));
+        let any = ["*".to_owned()];
+        assert!(origin_allowed(
+            &h("https://b.example", "127.0.0.1:8000"),
+            &any
+        ));
     }
 
     #[test]
