@@ -22,7 +22,10 @@ pub(crate) struct Found {
 /// Ids and params are the message's exact bytes.
 #[cfg_attr(
     not(test),
-    allow(dead_code, reason = "the playground's entry point (it includes this file)")
+    allow(
+        dead_code,
+        reason = "the playground's entry point (it includes this file)"
+    )
 )]
 pub(crate) fn describe(parser: &mut Parser, input: &[u8]) -> String {
     describe_into(parser, input, &mut Found::default())
@@ -111,4 +114,3 @@ fn describe_error(out: &mut String, e: &Error<'_>, found: &mut Found) {
         e.id().as_str(),
     );
 }
-

@@ -535,7 +535,10 @@ async fn first_bytes_in_pieces_are_told_apart_and_a_stalled_preface_is_closed() 
     s.write_all(rest.as_bytes()).await.unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).await.unwrap();
-    assert!(out.ends_with(r#"{"jsonrpc":"2.0","result":19,"id":1}"#), "{out}");
+    assert!(
+        out.ends_with(r#"{"jsonrpc":"2.0","result":19,"id":1}"#),
+        "{out}"
+    );
     // Half of the preface, then silence: closed by the header timeout.
     let mut s = TcpStream::connect(server.addr).await.unwrap();
     s.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
