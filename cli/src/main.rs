@@ -18,6 +18,7 @@ use tracing_subscriber::filter::LevelFilter;
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
 
+mod alloc;
 mod bench;
 mod call;
 mod describe;
@@ -65,6 +66,7 @@ pub(crate) enum Command {
 }
 
 fn main() -> ExitCode {
+    alloc::tune();
     let cli = Cli::parse();
     let access_log = matches!(&cli.command, Command::Serve(a) if a.access_log);
     init_logging(access_log);
