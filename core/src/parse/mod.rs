@@ -13,7 +13,6 @@ pub(crate) mod walk;
 use core::fmt;
 
 use bumpalo::Bump;
-use smallvec::SmallVec;
 
 pub use config::ParserConfig;
 pub use error::{Code, Error, ErrorData, Field, Reason};
@@ -492,9 +491,14 @@ fn decode_names<'a>(arena: &'a mut Bump, input: &[u8], objs: &mut [ObjSpans]) ->
     &block[..at]
 }
 
-/// Reusable batch element storage: inline for small batches, growing once for
-/// large ones and then reused.
-struct Elems(SmallVec<[ObjSpans; 16]>);
+/// Reusable batch element storage: allocated at the first batch, grown for a
+/// larger one, and then reused. Not inline: a parser lives in every session, so
+/// in every idle connection, and 16 inline elements were 1.2 KB of each.
+struct Elems(Vec<ObjSpans>);
+
+// Every session and idle connection holds a parser: kept small (it was 1.6 KB
+// with 16 batch elements inline).
+const _: () = assert!(size_of::<Parser>() <= 384);
 
 impl ElemSink for Elems {
     #[inline]
@@ -556,7 +560,7 @@ impl Parser {
         Parser {
             config,
             top: ObjSpans::default(),
-            elems: Elems(SmallVec::new()),
+            elems: Elems(Vec::new()),
             stack: vec![0; config.max_depth / 64 + 1],
             arena: Bump::new(),
             long: LongValues::default(),
