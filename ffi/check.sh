@@ -148,8 +148,15 @@ got="$("$out/pkgconfig_hello_static")" || fail "the static pkg-config program"
 case "$got" in '{"jsonrpc":"2.0","result":{'*) ;; *) fail "static program printed: $got" ;; esac
 deps="$(LC_ALL=C ldd "$out/pkgconfig_hello_static" 2>&1 || true)"  # ldd exits 1 here
 case "$deps" in *"not a dynamic executable"*) ;; *) fail "pkg-config --static did not link statically: $deps" ;; esac
+# switchboard-static: the archive inside an otherwise dynamic program (no LD_LIBRARY_PATH).
+cc -std=c99 -Wall -Wextra -Werror -pedantic "$out/pkgconfig_hello.c" \
+  $(pkg-config --cflags --libs switchboard-static) -o "$out/pkgconfig_hello_archive"
+got="$("$out/pkgconfig_hello_archive")" || fail "the switchboard-static program"
+case "$got" in '{"jsonrpc":"2.0","result":{'*) ;; *) fail "switchboard-static program printed: $got" ;; esac
+deps="$(ldd "$out/pkgconfig_hello_archive")"
+case "$deps" in *libswitchboard*) fail "switchboard-static linked the shared library: $deps" ;; esac
 unset PKG_CONFIG_PATH
-echo "pkg-config ok: $(PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --modversion switchboard), shared and --static"
+echo "pkg-config ok: $(PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --modversion switchboard), shared, --static and switchboard-static"
 
 command -v cmake >/dev/null || fail "cmake is not installed (apt-get install -y cmake)"
 for variant in shared static; do

@@ -4,7 +4,9 @@
 #   PREFIX/LIBDIR/libswitchboard.so.X.Y.Z, with the soname link (libswitchboard.so.0.MINOR
 #     while the version is 0.x, libswitchboard.so.MAJOR after) and libswitchboard.so
 #   PREFIX/include/switchboard.h, PREFIX/include/switchboard.hpp
-#   PREFIX/LIBDIR/pkgconfig/switchboard.pc
+#   PREFIX/LIBDIR/pkgconfig/switchboard.pc (-lswitchboard: the shared library, or the
+#     archive in a fully -static link with --static), switchboard-static.pc (the archive
+#     by its path, for a dynamic program that carries switchboard inside)
 #   PREFIX/LIBDIR/cmake/switchboard/switchboardConfig.cmake, switchboardConfigVersion.cmake
 # so that `cc app.c $(pkg-config --cflags --libs switchboard)` works with
 # PKG_CONFIG_PATH=PREFIX/LIBDIR/pkgconfig, and `find_package(switchboard CONFIG REQUIRED)`
@@ -62,7 +64,8 @@ cmake_dir="$libdir/cmake/switchboard"
 files=(
   "$libdir/libswitchboard.a" "$libdir/libswitchboard.so.$version" "$libdir/$soname"
   "$libdir/libswitchboard.so" include/switchboard.h include/switchboard.hpp
-  "$libdir/pkgconfig/switchboard.pc" "$cmake_dir/switchboardConfig.cmake"
+  "$libdir/pkgconfig/switchboard.pc" "$libdir/pkgconfig/switchboard-static.pc"
+  "$cmake_dir/switchboardConfig.cmake"
   "$cmake_dir/switchboardConfigVersion.cmake"
 )
 
@@ -109,7 +112,8 @@ subst() {
 # itself, so an installed tree can be moved (and DESTDIR staging needs nothing else).
 up="$(echo "$cmake_dir" | sed -e 's|[^/][^/]*|..|g')"
 subst "$here/switchboard.pc.in" > "$dest/$libdir/pkgconfig/switchboard.pc"
+subst "$here/switchboard-static.pc.in" > "$dest/$libdir/pkgconfig/switchboard-static.pc"
 subst "$here/cmake/switchboardConfig.cmake.in" > "$dest/$cmake_dir/switchboardConfig.cmake"
 subst "$here/cmake/switchboardConfigVersion.cmake.in" > "$dest/$cmake_dir/switchboardConfigVersion.cmake"
-chmod 644 "$dest/$libdir/pkgconfig/switchboard.pc" "$dest/$cmake_dir"/*.cmake
+chmod 644 "$dest/$libdir/pkgconfig"/switchboard*.pc "$dest/$cmake_dir"/*.cmake
 echo "installed switchboard $version under $dest (libdir $libdir, soname $soname)"

@@ -1,7 +1,7 @@
 //! The install story: `ffi/install.sh PREFIX` lays out the libraries (with the soname),
 //! the headers, `switchboard.pc` and the CMake package, and `cc $(pkg-config --cflags
 //! --libs switchboard)` builds a program that runs against the installed shared library;
-//! `pkg-config --static` links the archive with the `.pc`'s private libraries; a CMake
+//! `switchboard-static.pc` links the archive into a dynamic program; a CMake
 //! project's `find_package(switchboard CONFIG REQUIRED)` links either; `--libdir`
 //! (multiarch, lib64) and `DESTDIR` are honoured, and `uninstall` leaves nothing behind.
 //!
@@ -80,6 +80,7 @@ fn install_script_and_pkg_config() {
         soname.clone(),
         "libswitchboard.so".into(),
         "pkgconfig/switchboard.pc".into(),
+        "pkgconfig/switchboard-static.pc".into(),
     ] {
         assert!(lib.join(&f).exists(), "{f} not installed");
     }
@@ -166,11 +167,11 @@ fn install_script_and_pkg_config() {
         "{ldd}"
     );
 
-    // Static: the archive plus the .pc's private libraries; no run-time dependency.
+    // Static in a dynamic program: switchboard-static.pc names the archive and
+    // the system libraries it needs; no run-time dependency on libswitchboard.
     sh(
-        "cd \"$DIR\" && cc -std=c99 hello.c $(pkg-config --cflags switchboard) \
-         \"$(pkg-config --variable=libdir switchboard)/libswitchboard.a\" \
-         $(pkg-config --libs-only-l --static switchboard | sed 's/-lswitchboard//') -o hello_static",
+        "cd \"$DIR\" && cc -std=c99 -Wall -Wextra -Werror -pedantic hello.c \
+         $(pkg-config --cflags --libs switchboard-static) -o hello_static",
         &envs,
     );
     assert_eq!(sh("\"$DIR/hello_static\"", &envs), EXPECTED);
@@ -247,6 +248,7 @@ fn installed_under(libdir: &str) -> Vec<String> {
         soname(),
         "libswitchboard.so".into(),
         "pkgconfig/switchboard.pc".into(),
+        "pkgconfig/switchboard-static.pc".into(),
         "cmake/switchboard/switchboardConfig.cmake".into(),
         "cmake/switchboard/switchboardConfigVersion.cmake".into(),
     ]
