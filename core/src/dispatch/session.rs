@@ -400,6 +400,14 @@ impl Failure {
     }
 }
 
+/// A failed call's `warn` event, if it failed on the server's side; out of
+/// line, so that the error path inlined into every call stays one call.
+#[cold]
+#[inline(never)]
+fn warn_failure(method: &str, failure: &Failure) {
+    trace::failure(method, failure.seen());
+}
+
 /// Runs `f`, containing a panic: every place the session runs code it does not
 /// own (handlers, futures, the response sink, destructors) goes through here.
 #[inline(always)]
@@ -1027,8 +1035,8 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
         };
         done(&outcome);
         if let Err(failure) = outcome {
-            if untraced {
-                trace::failure(&entry.name, failure.seen());
+            if untraced && cfg!(feature = "tracing") {
+                warn_failure(&entry.name, &failure);
             }
             write_failure(out, start, failure);
         }
