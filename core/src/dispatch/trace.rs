@@ -84,9 +84,10 @@ pub(crate) fn ended(traced: bool, method: &str, outcome: Outcome<'_>, started: I
 pub(crate) fn call(method: &str, outcome: Outcome<'_>, elapsed: Duration) {
     #[cfg(feature = "tracing")]
     {
+        let warn = internal(&outcome);
         let (outcome, code) = (kind(&outcome), outcome.error_code());
         let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
-        if internal_code(code) {
+        if warn {
             tracing::warn!(target: TARGET, method, outcome, code, micros, "call failed");
         } else {
             tracing::debug!(target: TARGET, method, outcome, code, micros, "call");
@@ -94,11 +95,6 @@ pub(crate) fn call(method: &str, outcome: Outcome<'_>, elapsed: Duration) {
     }
     #[cfg(not(feature = "tracing"))]
     let _ = (method, outcome, elapsed);
-}
-
-#[cfg(feature = "tracing")]
-fn internal_code(code: Option<i32>) -> bool {
-    code == Some(crate::parse::Code::InternalError.as_i32())
 }
 
 /// The `warn` event of an untimed call, if it failed on the server's side.
