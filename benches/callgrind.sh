@@ -29,6 +29,9 @@
 #   benches/callgrind.sh profile switchboard eth_getBalance
 #       # instructions per message by source line (exclusive) of one
 #       # stack on one workload, to find where the instructions go.
+#   FEATURES=tracing benches/callgrind.sh
+#       # the harness built with these features of switchboard-benches
+#       # (`tracing`: the core's per-call events, as switchboard-server has them)
 #
 # A stack whose answer to a message differs from switchboard's is not counted: its row
 # says n/a and why (`count` exits 3 for it). Honours CARGO_TARGET_DIR (default: the
@@ -40,7 +43,7 @@ cd "$root"
 target="${CARGO_TARGET_DIR:-$root/target}"
 # Line tables only: same code as a plain release build, but callgrind can name lines.
 export CARGO_PROFILE_RELEASE_DEBUG="${CARGO_PROFILE_RELEASE_DEBUG:-line-tables-only}"
-cargo build --quiet --release -p switchboard-benches --bin count
+cargo build --quiet --release -p switchboard-benches --bin count ${FEATURES:+--features "$FEATURES"}
 bin="$target/release/count"
 out="$(mktemp -d "${TMPDIR:-/tmp}/switchboard-callgrind.XXXXXX")"
 trap 'rm -rf "$out"' EXIT

@@ -62,6 +62,12 @@
 //! - `schemars`: `RouterBuilder::describe` and `RouterBuilder::typed_described`,
 //!   OpenRPC descriptions for `rpc.discover` derived from the params' and
 //!   result's types.
+//! - `tracing` (`switchboard-server` turns it on): one [`tracing`](https://docs.rs/tracing)
+//!   event per call of a registered method on target `switchboard::call`: at
+//!   `debug` its `method`, `outcome` (`ok`, `error`, `panicked`, `cancelled`),
+//!   `code` and `micros`; at `warn` instead a call that panicked or answered
+//!   -32603, also when `debug` is off. When no subscriber wants the `debug`
+//!   events, a message pays one level check.
 //!
 //! Build with `RUSTFLAGS="--cfg switchboard_disable_simd"` to force the scalar
 //! kernels.

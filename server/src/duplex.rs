@@ -123,6 +123,31 @@ pub fn stdio() -> (StdinReader, StdoutWriter) {
 }
 
 /// A driver's limits and framing.
+///
+/// LSP's framing (`Content-Length` headers), the other settings as default:
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use switchboard::Router;
+/// use switchboard_server::duplex::{Duplex, DuplexConfig};
+/// use switchboard_server::stdio::Framing;
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// let config = DuplexConfig { framing: Framing::Lsp, ..DuplexConfig::default() };
+/// let (mut client, server) = tokio::io::duplex(4096);
+/// let (read, write) = tokio::io::split(server);
+/// let serving = tokio::spawn(Duplex::new(Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap(), config).serve(read, write));
+///
+/// let call = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
+/// client.write_all(format!("Content-Length: {}\r\n\r\n{call}", call.len()).as_bytes()).await.unwrap();
+/// client.shutdown().await.unwrap(); // EOF: the driver answers, then ends
+/// let mut answer = String::new();
+/// client.read_to_string(&mut answer).await.unwrap();
+/// assert_eq!(answer, "Content-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"result\":19,\"id\":1}");
+/// assert_eq!(serving.await.unwrap().unwrap().messages, 1);
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct DuplexConfig {
     /// How messages are delimited on the stream.
@@ -177,6 +202,31 @@ pub struct Summary {
 /// One connection's driver: build it, optionally prepare its [`Connection`]
 /// (per-connection state, a clone of it as the shutdown handle), then
 /// [`Duplex::serve`] a stream.
+///
+/// A clone of its connection, taken before serving, ends it from elsewhere:
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use switchboard::Router;
+/// use switchboard_server::duplex::{Duplex, DuplexConfig, End};
+/// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+///
+/// let duplex = Duplex::new(Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap(), DuplexConfig::default());
+/// let shutdown = duplex.connection().clone();
+/// let (client, server) = tokio::io::duplex(4096);
+/// let (read, write) = tokio::io::split(server);
+/// let serving = tokio::spawn(duplex.serve(read, write));
+///
+/// let (client_read, mut client_write) = tokio::io::split(client);
+/// let mut lines = BufReader::new(client_read).lines();
+/// client_write.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}\n").await.unwrap();
+/// assert_eq!(lines.next_line().await.unwrap().unwrap(), r#"{"jsonrpc":"2.0","result":19,"id":1}"#);
+/// shutdown.close(); // the client is still there: the server ends it
+/// let summary = serving.await.unwrap().unwrap();
+/// assert_eq!(summary.end, End::Closed);
+/// # }
+/// ```
 pub struct Duplex {
     session: Session,
     conn: Connection,

@@ -38,8 +38,10 @@
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
+//! use switchboard::Router;
 //! use switchboard_server::http::{Switchboard, serve};
-//! let service = Switchboard::new(switchboard_server::demo::router()).bearer_token("s3cret");
+//! let router = Router::builder().method("hello", |_, out| out.str("world")).build().unwrap();
+//! let service = Switchboard::new(router).bearer_token("s3cret");
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 //! serve(listener, service, async { tokio::signal::ctrl_c().await.ok(); }).await
 //! # }
@@ -71,6 +73,33 @@ use crate::ws::WsConfig;
 /// answers and errors, ready at the first poll, with their exact length), or a
 /// stream of server-sent events ([`crate::streamable`]) that ends when its
 /// sender goes.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use http_body_util::Full;
+/// use switchboard::Router;
+/// use switchboard_server::http::{ResponseBody, Switchboard};
+///
+/// let service = Switchboard::new(Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap());
+/// let post = |body: &'static str| {
+///     hyper::Request::post("/")
+///         .header("content-type", "application/json")
+///         .body(Full::new(bytes::Bytes::from_static(body.as_bytes())))
+///         .unwrap()
+/// };
+/// // A call: its answer whole, ready at the first poll.
+/// let answer = service.respond(post(r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#)).await;
+/// match answer.into_body() {
+///     ResponseBody::Full(Some(b)) => assert_eq!(&b[..], br#"{"jsonrpc":"2.0","result":19,"id":1}"#),
+///     other => panic!("{other:?}"),
+/// }
+/// // A notification: 204 and the empty body.
+/// let answer = service.respond(post(r#"{"jsonrpc":"2.0","method":"subtract","params":[1,1]}"#)).await;
+/// assert_eq!(answer.status(), 204);
+/// assert!(matches!(answer.into_body(), ResponseBody::Full(None)));
+/// # }
+/// ```
 pub enum ResponseBody {
     /// A whole body; `None` is the empty one.
     Full(Option<Bytes>),
@@ -153,6 +182,30 @@ type UpgradeSlot = Arc<Mutex<Option<fastwebsockets::upgrade::UpgradeFut>>>;
 
 /// The JSON-RPC endpoint as a service. Cheap to clone (clones share one pool of
 /// sessions); see the [module docs](self).
+///
+/// Called in process, as a router mounting it would call it:
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use http_body_util::{BodyExt, Full};
+/// use switchboard::Router;
+/// use switchboard_server::http::Switchboard;
+///
+/// let service = Switchboard::new(Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap());
+/// let call = hyper::Request::post("/rpc")
+///     .header("content-type", "application/json")
+///     .body(Full::new(bytes::Bytes::from_static(
+///         br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
+///     )))
+///     .unwrap();
+/// let answer = service.respond(call).await;
+/// assert_eq!(answer.status(), 200);
+/// assert_eq!(answer.headers()["content-type"], "application/json");
+/// let body = answer.into_body().collect().await.unwrap().to_bytes();
+/// assert_eq!(&body[..], br#"{"jsonrpc":"2.0","result":19,"id":1}"#);
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct Switchboard {
     shared: Arc<Shared>,
@@ -270,7 +323,7 @@ impl Switchboard {
     /// ```
     /// use switchboard_server::http::Switchboard;
     /// use switchboard_server::streamable::{Streamable, StreamableConfig};
-    /// let router = switchboard_server::demo::router();
+    /// let router = switchboard::Router::builder().build().unwrap();
     /// let mcp = Streamable::new(router.clone(), StreamableConfig::default());
     /// let service = Switchboard::new(router).streamable(Some(mcp)); // `/mcp`, and JSON-RPC elsewhere
     /// # drop(service);
@@ -290,7 +343,7 @@ impl Switchboard {
     /// ```
     /// use switchboard_server::http::Switchboard;
     /// use switchboard_server::site::Site;
-    /// let service = Switchboard::new(switchboard_server::demo::router()).site(Some(Site::default()));
+    /// let service = Switchboard::new(switchboard::Router::builder().build().unwrap()).site(Some(Site::default()));
     /// # drop(service);
     /// ```
     #[must_use]
@@ -309,7 +362,7 @@ impl Switchboard {
     ///
     /// ```
     /// use switchboard_server::http::Switchboard;
-    /// let service = Switchboard::new(switchboard_server::demo::router()).access_log(true);
+    /// let service = Switchboard::new(switchboard::Router::builder().build().unwrap()).access_log(true);
     /// # drop(service);
     /// ```
     #[must_use]
@@ -332,7 +385,7 @@ impl Switchboard {
     /// # async fn main() {
     /// use http_body_util::{BodyExt, Empty};
     /// use switchboard_server::http::Switchboard;
-    /// let service = Switchboard::new(switchboard_server::demo::router()).health(Some("/health"));
+    /// let service = Switchboard::new(switchboard::Router::builder().build().unwrap()).health(Some("/health"));
     /// let get = hyper::Request::get("/health").body(Empty::<bytes::Bytes>::new()).unwrap();
     /// let answer = service.respond(get).await;
     /// assert_eq!(answer.status(), 200);
@@ -837,6 +890,20 @@ where
 }
 
 /// Settings of [`serve_with`].
+///
+/// ```
+/// use std::time::Duration;
+/// use switchboard_server::http::ServeConfig;
+///
+/// // Fewer connections, idle ones closed sooner, HTTP/1.1 only; the rest as default.
+/// let config = ServeConfig {
+///     max_connections: 1_000,
+///     header_read_timeout: Duration::from_secs(5),
+///     http2: false,
+///     ..ServeConfig::default()
+/// };
+/// assert_eq!(config.shutdown_grace, Duration::from_secs(10));
+/// ```
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
     /// How long a connection may wait for a request's headers: a new connection until
@@ -897,6 +964,35 @@ impl Default for ServeConfig {
 /// [`ServeConfig::http2`]) until `shutdown` completes, then stops accepting, lets
 /// open calls finish (up to 10 s) and returns.
 ///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// use switchboard::Router;
+/// use switchboard_server::http::{Switchboard, serve};
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// let router = Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap();
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// let addr = listener.local_addr()?;
+/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+/// let server = tokio::spawn(serve(listener, Switchboard::new(router), async {
+///     let _ = stopped.await;
+/// }));
+///
+/// // One call over HTTP/1.1, by hand.
+/// let body = r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#;
+/// let mut s = tokio::net::TcpStream::connect(addr).await?;
+/// s.write_all(format!("POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+///     Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).await?;
+/// let mut answer = String::new();
+/// s.read_to_string(&mut answer).await?;
+/// assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"));
+/// assert!(answer.ends_with(r#"{"jsonrpc":"2.0","result":19,"id":1}"#));
+/// stop.send(()).unwrap();
+/// server.await.unwrap()
+/// # }
+/// ```
+///
 /// # Errors
 /// None today (accept errors are logged and retried); the `Result` leaves room.
 pub async fn serve<F>(
@@ -918,6 +1014,38 @@ where
 /// nothing of this runs per request (hyper's own header timeout would arm a timer
 /// for every request; graceful-shutdown wrappers poll a channel on every wake-up).
 /// HTTP/2 runs each stream's call in a task of its own (hyper's way).
+///
+/// A connection that sends no request within `header_read_timeout` is closed:
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// use std::time::{Duration, Instant};
+/// use switchboard_server::http::{ServeConfig, Switchboard, serve_with};
+/// use tokio::io::AsyncReadExt;
+///
+/// let service = Switchboard::new(switchboard::Router::builder().build().unwrap());
+/// let config = ServeConfig {
+///     header_read_timeout: Duration::from_millis(200),
+///     ..ServeConfig::default()
+/// };
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// let addr = listener.local_addr()?;
+/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+/// let server = tokio::spawn(serve_with(listener, service, config, async {
+///     let _ = stopped.await;
+/// }));
+///
+/// let mut idle = tokio::net::TcpStream::connect(addr).await?;
+/// let opened = Instant::now();
+/// let mut rest = Vec::new();
+/// idle.read_to_end(&mut rest).await?; // the server closes it, saying nothing
+/// assert!(rest.is_empty());
+/// assert!(opened.elapsed() >= Duration::from_millis(200));
+/// stop.send(()).unwrap();
+/// server.await.unwrap()
+/// # }
+/// ```
 ///
 /// # Errors
 /// See [`serve`].
@@ -972,7 +1100,8 @@ where
 ///         r.headers_mut().insert("x-served-by", hyper::header::HeaderValue::from_static("switchboard"));
 ///         r
 ///     });
-/// let service = Switchboard::new(switchboard_server::demo::router());
+/// let router = switchboard::Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap();
+/// let service = Switchboard::new(router);
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 /// let addr = listener.local_addr()?;
 /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -1097,7 +1226,7 @@ pub(crate) fn parse_origins<S: AsRef<str>>(
 /// use http_body_util::Empty;
 /// use switchboard_server::http::{Switchboard, cors};
 /// use tower::{Layer, ServiceExt};
-/// let service = cors(&["https://app.example"]).unwrap().layer(Switchboard::new(switchboard_server::demo::router()));
+/// let service = cors(&["https://app.example"]).unwrap().layer(Switchboard::new(switchboard::Router::builder().build().unwrap()));
 /// let preflight = hyper::Request::options("/")
 ///     .header("origin", "https://app.example")
 ///     .header("access-control-request-method", "POST")

@@ -9,7 +9,10 @@
 //! events (connections opened and closed and requests at `debug`, problems at `warn`,
 //! an access log at `info` when [`http::Switchboard::access_log`] is on) for the
 //! application's subscriber to print or drop. Targets are the module paths
-//! (`switchboard_server::http`, ...) and `switchboard_server::access`.
+//! (`switchboard_server::http`, ...) and `switchboard_server::access`. It turns on
+//! the core's `tracing` feature: on every transport, one event per JSON-RPC call on
+//! target `switchboard::call` (`method`, `outcome`, `code`, `micros` at `debug`; a
+//! panic or a -32603 at `warn`).
 //!
 //! Features: `demo` (off by default) adds [`demo`] and [`chain`], the demo methods
 //! and the synthetic Ethereum chain that the `switchboard` binary (package

@@ -8,7 +8,16 @@ use std::io::{self, BufRead, Write};
 use switchboard::framing::{ContentLength, FramingError, Ndjson, Status};
 use switchboard::{Error, Id, Reason, Session, envelope};
 
-/// How messages are delimited on the stream.
+/// How messages are delimited on the stream. Parsed from `ndjson`, `lsp` or
+/// `content-length` (what `switchboard serve --stdio --framing` takes).
+///
+/// ```
+/// use switchboard_server::stdio::Framing;
+/// assert_eq!("lsp".parse::<Framing>(), Ok(Framing::Lsp));
+/// assert_eq!("content-length".parse::<Framing>(), Ok(Framing::Lsp));
+/// assert_eq!(Framing::default(), Framing::Ndjson);
+/// assert!("xml".parse::<Framing>().is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Framing {
     /// One message per line.
@@ -74,7 +83,7 @@ pub(crate) fn reserve_within(buf: &mut Vec<u8>, additional: usize, limit: usize)
 /// Returns the number of messages handled.
 ///
 /// ```
-/// let mut session = switchboard::Session::new(switchboard_server::demo::router());
+/// let mut session = switchboard::Session::new(switchboard::Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap());
 /// let input = b"{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}\n\n{\"jsonrpc\":\"2.0\",\"method\":\"update\"}\n";
 /// let mut out = Vec::new();
 /// let n = switchboard_server::stdio::serve_ndjson(&mut session, &input[..], &mut out).unwrap();
@@ -98,7 +107,7 @@ pub fn serve_ndjson<R: BufRead, W: Write>(
 /// stream cannot be resynchronised after it) or a stream that ends inside a message.
 ///
 /// ```
-/// let mut session = switchboard::Session::new(switchboard_server::demo::router());
+/// let mut session = switchboard::Session::new(switchboard::Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap());
 /// let input = b"content-length: 61\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}";
 /// let mut out = Vec::new();
 /// switchboard_server::stdio::serve_lsp(&mut session, &input[..], &mut out).unwrap();
@@ -173,6 +182,18 @@ pub(crate) fn encode(framing: Framing, msg: &[u8], out: &mut Vec<u8>) {
 
 /// Answers messages framed by `framing` from `input` on `output` until EOF.
 /// Returns the number of messages handled (an over-long one counts).
+///
+/// ```
+/// use switchboard::{Router, Session};
+/// use switchboard_server::stdio::{Framing, serve};
+///
+/// let mut session = Session::new(Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap());
+/// let framing: Framing = "ndjson".parse().unwrap(); // from a flag, say
+/// let input = b"{\"jsonrpc\":\"2.0\",\"method\":\"subtract\",\"params\":[42,23],\"id\":1}\n";
+/// let mut out = Vec::new();
+/// assert_eq!(serve(&mut session, framing, &input[..], &mut out).unwrap(), 1);
+/// assert_eq!(out, b"{\"jsonrpc\":\"2.0\",\"result\":19,\"id\":1}\n");
+/// ```
 ///
 /// # Errors
 /// See [`serve_lsp`]; newline framing fails on I/O errors only.

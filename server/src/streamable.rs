@@ -66,6 +66,38 @@ use crate::http::ResponseBody;
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Limits and timeouts of a [`Streamable`] endpoint.
+///
+/// A stateless endpoint on `/rpc`: a POST without a session is served by a
+/// connection of its own (see [`StreamableConfig::stateless`]):
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use http_body_util::{BodyExt, Full};
+/// use switchboard::Router;
+/// use switchboard_server::streamable::{Streamable, StreamableConfig};
+///
+/// let config = StreamableConfig {
+///     path: "/rpc".into(),
+///     stateless: true,
+///     ..StreamableConfig::default()
+/// };
+/// let router = Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap();
+/// let endpoint = Streamable::new(router, config);
+/// let call = hyper::Request::post("/rpc")
+///     .header("content-type", "application/json")
+///     .header("accept", "application/json, text/event-stream")
+///     .body(Full::new(bytes::Bytes::from_static(
+///         br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#,
+///     )))
+///     .unwrap();
+/// let answer = endpoint.respond(call).await;
+/// assert_eq!(answer.status(), 200);
+/// let body = answer.into_body().collect().await.unwrap().to_bytes();
+/// assert!(String::from_utf8_lossy(&body).contains(r#"{"jsonrpc":"2.0","result":19,"id":1}"#));
+/// assert_eq!(endpoint.sessions(), 0); // nothing kept
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct StreamableConfig {
     /// The endpoint's path (default `/mcp`).
@@ -116,6 +148,38 @@ impl Default for StreamableConfig {
 }
 
 /// The Streamable HTTP endpoint: a cheap handle (clone it per connection).
+///
+/// An `initialize` opens a session, named by the answer's `Mcp-Session-Id`:
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use http_body_util::{BodyExt, Full};
+/// use switchboard::Router;
+/// use switchboard_server::streamable::{SESSION_HEADER, Streamable, StreamableConfig};
+///
+/// let router = Router::builder()
+///     .method("initialize", |_, out| out.raw_json(br#"{"protocolVersion":"2025-11-25"}"#))
+///     .build()
+///     .unwrap();
+/// let endpoint = Streamable::new(router, StreamableConfig::default());
+/// let init = hyper::Request::post("/mcp")
+///     .header("content-type", "application/json")
+///     .header("accept", "application/json, text/event-stream")
+///     .body(Full::new(bytes::Bytes::from_static(
+///         br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#,
+///     )))
+///     .unwrap();
+/// let answer = endpoint.respond(init).await;
+/// assert_eq!(answer.status(), 200);
+/// assert_eq!(answer.headers()[SESSION_HEADER].len(), 32);
+/// let body = answer.into_body().collect().await.unwrap().to_bytes();
+/// assert_eq!(&body[..], br#"{"jsonrpc":"2.0","result":{"protocolVersion":"2025-11-25"},"id":0}"#);
+/// assert_eq!(endpoint.sessions(), 1);
+/// endpoint.end_all();
+/// assert_eq!(endpoint.sessions(), 0);
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct Streamable {
     shared: Arc<Shared>,
@@ -873,6 +937,42 @@ fn new_session_id() -> String {
 
 /// Serves `service` on `listener` (HTTP/1.1) until `shutdown` completes, then
 /// ends its sessions.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// use switchboard::Router;
+/// use switchboard_server::streamable::{Streamable, StreamableConfig, serve};
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// let router = Router::builder()
+///     .method("initialize", |_, out| out.raw_json(br#"{"protocolVersion":"2025-11-25"}"#))
+///     .build()
+///     .unwrap();
+/// let endpoint = Streamable::new(router, StreamableConfig::default());
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// let addr = listener.local_addr()?;
+/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+/// let server = tokio::spawn(serve(listener, endpoint.clone(), async {
+///     let _ = stopped.await;
+/// }));
+///
+/// let body = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
+/// let mut s = tokio::net::TcpStream::connect(addr).await?;
+/// s.write_all(format!("POST /mcp HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+///     Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+///     Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).await?;
+/// let mut answer = String::new();
+/// s.read_to_string(&mut answer).await?;
+/// assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"));
+/// assert!(answer.contains("mcp-session-id: "));
+/// assert_eq!(endpoint.sessions(), 1);
+/// stop.send(()).unwrap();
+/// server.await.unwrap()?;
+/// assert_eq!(endpoint.sessions(), 0); // ended at shutdown
+/// # Ok(())
+/// # }
+/// ```
 ///
 /// # Errors
 /// Only an error of the listener itself; a connection's error ends that

@@ -30,7 +30,7 @@
 //! use switchboard_server::http::{Switchboard, serve};
 //! use switchboard_server::ws::WsConfig;
 //! // WebSocket is on by default; `websocket` sets its limits.
-//! let service = Switchboard::new(switchboard_server::demo::router()).websocket(Some(WsConfig::default()));
+//! let service = Switchboard::new(switchboard::Router::builder().build().unwrap()).websocket(Some(WsConfig::default()));
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 //! serve(listener, service, async { tokio::signal::ctrl_c().await.ok(); }).await
 //! # }
@@ -51,6 +51,30 @@ use tokio::sync::Notify;
 use crate::duplex::{Dispatcher, Duplex, DuplexConfig, End, Summary, calls_reaped, log_unmatched};
 
 /// A WebSocket connection's limits and keep-alive.
+///
+/// A client silent for `idle_timeout` is closed with 1000 and a reason:
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use std::time::Duration;
+/// use switchboard_server::ws::{WsConfig, serve};
+/// use tokio::io::AsyncReadExt;
+///
+/// let config = WsConfig {
+///     ping_interval: Duration::from_secs(3600),
+///     idle_timeout: Duration::from_millis(100),
+///     ..WsConfig::default()
+/// };
+/// let router = switchboard::Router::builder().build().unwrap();
+/// let (mut client, server) = tokio::io::duplex(4096);
+/// let _serving = tokio::spawn(serve(router, config, server, std::future::pending()));
+/// let mut close = [0; 16];
+/// client.read_exact(&mut close).await.unwrap();
+/// assert_eq!(close[..4], [0x88, 14, 0x03, 0xe8]); // a close frame: 1000,
+/// assert_eq!(&close[4..], b"idle timeout"); // and why
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct WsConfig {
     /// Calls in flight, the outgoing queue, the request timeout and the drain
@@ -138,12 +162,13 @@ impl Controls {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
+/// use switchboard::Router;
 /// use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// use switchboard_server::ws::{WsConfig, serve};
 ///
 /// let (mut client, server) = tokio::io::duplex(4096);
 /// let serving = tokio::spawn(serve(
-///     switchboard_server::demo::router(),
+///     Router::builder().typed("subtract", |(a, b): (i64, i64)| Ok(a - b)).build().unwrap(),
 ///     WsConfig::default(),
 ///     server,
 ///     std::future::pending(),

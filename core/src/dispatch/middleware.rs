@@ -238,10 +238,13 @@ pub(crate) enum Refusal {
     Panicked,
 }
 
-/// What an async call under middleware carries until its future completes:
-/// enough to run the layers' `after` then.
+/// What an async call under middleware (or traced, [`super::trace`]) carries
+/// until its future completes: enough to run the layers' `after` and emit its
+/// event then.
 pub(crate) struct Pending {
-    pub(crate) layers: Arc<Layers>,
+    pub(crate) layers: Option<Arc<Layers>>,
+    /// Its `debug` event is wanted (else only a failure's `warn` one).
+    pub(crate) traced: bool,
     pub(crate) method: Box<str>,
     pub(crate) connection: Option<Connection>,
     pub(crate) notification: bool,
@@ -249,14 +252,17 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
-    /// Runs the layers' `after` with `outcome`.
+    /// Runs the layers' `after` with `outcome`, and emits the call's event.
     pub(crate) fn report(self, outcome: Outcome<'_>) {
-        self.layers.after(
-            &self.method,
-            self.connection.as_ref(),
-            self.notification,
-            outcome,
-            self.started,
-        );
+        if let Some(layers) = &self.layers {
+            layers.after(
+                &self.method,
+                self.connection.as_ref(),
+                self.notification,
+                outcome,
+                self.started,
+            );
+        }
+        super::trace::ended(self.traced, &self.method, outcome, self.started);
     }
 }

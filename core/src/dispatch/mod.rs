@@ -12,4 +12,5 @@ pub(crate) mod router;
 #[cfg(feature = "schemars")]
 pub(crate) mod schema;
 pub(crate) mod session;
+pub(crate) mod trace;
 pub(crate) mod typed;

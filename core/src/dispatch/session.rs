@@ -11,6 +11,7 @@ use super::async_call::{AsyncResult, block_on};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::middleware::{Layers, Outcome, Pending, Refusal};
 use super::router::{Entry, Handler, Router};
+use super::trace;
 use crate::connection::{CallRegistration, Cancelled, Connection};
 use crate::envelope::{self, HEAD, HEAD_RESULT, RESULT, end_response};
 use crate::long::{LongValues, Record};
@@ -133,7 +134,7 @@ impl Session {
     /// thread they would block it. Use [`Session::handle_async`] inside that runtime
     /// for them.
     pub fn handle(&mut self, input: &[u8]) -> Option<&[u8]> {
-        if self.router.layers().is_some() {
+        if layered(&self.router) {
             return self.handle_layered(input);
         }
         if input.len() >= crate::long::LONG {
@@ -149,8 +150,8 @@ impl Session {
         self.handle_with::<true, false>(input)
     }
 
-    /// [`Session::handle`] under the router's middleware, out of line: without
-    /// any, a message pays one branch.
+    /// [`Session::handle`] under the router's middleware (or with the calls
+    /// traced), out of line: without either, a message pays two branches.
     #[inline(never)]
     fn handle_layered(&mut self, input: &[u8]) -> Option<&[u8]> {
         if input.len() >= crate::long::LONG {
@@ -366,6 +367,14 @@ impl Session {
     }
 }
 
+/// Whether a message takes the path that runs middleware and times calls: the
+/// router has middleware, or a subscriber wants the per-call events
+/// ([`super::trace`]; always `false` without the `tracing` feature).
+#[inline(always)]
+fn layered(router: &Router) -> bool {
+    router.layers().is_some() || trace::wanted()
+}
+
 /// The response buffer capacity a session keeps between messages (larger ones are
 /// given back at the next message).
 const RETAINED_OUT: usize = 1 << 20;
@@ -389,6 +398,14 @@ impl Failure {
             Failure::Cancelled => Outcome::Cancelled,
         }
     }
+}
+
+/// A failed call's `warn` event, if it failed on the server's side; out of
+/// line, so that the error path inlined into every call stays one call.
+#[cold]
+#[inline(never)]
+fn warn_failure(method: &str, failure: &Failure) {
+    trace::failure(method, failure.seen());
 }
 
 /// Runs `f`, containing a panic: every place the session runs code it does not
@@ -727,7 +744,7 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
         long: &'a mut LongValues,
         input: &'a [u8],
     ) -> Shape {
-        if self.router.layers().is_some() {
+        if layered(self.router) {
             self.begin::<LONG, true>(parser, long, input)
         } else {
             self.begin::<LONG, false>(parser, long, input)
@@ -872,20 +889,24 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
             envelope::core_error_member(self.out, &Error::new(Reason::UnknownMethod, Id::NULL));
             return false;
         };
-        // `L`: the router has middleware (checked once per message).
-        if L && let Some(layers) = router.layers() {
-            return self.call_layered(layers, entry, call, id, start);
+        // `L`: the router has middleware, or the calls are traced (checked
+        // once per message).
+        if L {
+            return self.call_layered(router.layers(), entry, call, id, start);
         }
-        self.run(entry, call, id, start, None, |_| {})
+        // Untraced: a failure's `warn` event, if any, comes from `run`'s error
+        // path (a closure here cost every call 15 instructions: not inlined).
+        self.run(entry, call, id, start, None, true, |_| {})
     }
 
-    /// [`Pass::call_into`] under the router's middleware: the layers'
-    /// `before`, the handler, then their `after` (for a deferred call, when
-    /// its future completes). Out of line.
+    /// [`Pass::call_into`] under the router's middleware, if any, and traced
+    /// if a subscriber wants it: the layers' `before`, the handler, then their
+    /// `after` and the call's event (for a deferred call, when its future
+    /// completes). Out of line.
     #[inline(never)]
     fn call_layered(
         &mut self,
-        layers: &Arc<Layers>,
+        layers: Option<&Arc<Layers>>,
         entry: &Entry,
         call: &Call<'_>,
         id: Option<Id<'a>>,
@@ -893,17 +914,22 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
     ) -> bool {
         let started = Instant::now();
         let method = &*entry.name;
-        if let Err(refusal) = layers.before(call, method, started) {
+        let traced = trace::wanted();
+        if let Some(layers) = layers
+            && let Err(refusal) = layers.before(call, method, started)
+        {
             let failure = match refusal {
                 Refusal::Error(e) => Failure::Handler(e),
                 Refusal::Panicked => Failure::Panicked,
             };
+            trace::ended(traced, method, failure.seen(), started);
             write_failure(self.out, start, failure);
             return false;
         }
         let pending = (D::DEFERS && matches!(entry.handler, Handler::Async(_))).then(|| {
             Box::new(Pending {
-                layers: Arc::clone(layers),
+                layers: layers.cloned(),
+                traced,
                 method: method.into(),
                 connection: self.conn.cloned(),
                 notification: call.is_notification(),
@@ -911,12 +937,15 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
             })
         });
         let conn = self.conn;
-        self.run(entry, call, id, start, pending, |outcome| {
+        self.run(entry, call, id, start, pending, false, |outcome| {
             let seen = match outcome {
                 Ok(()) => Outcome::Ok,
                 Err(failure) => failure.seen(),
             };
-            layers.after(method, conn, call.is_notification(), seen, started);
+            if let Some(layers) = layers {
+                layers.after(method, conn, call.is_notification(), seen, started);
+            }
+            trace::ended(traced, method, seen, started);
         })
     }
 
@@ -927,7 +956,13 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
     /// handler's future is deferred instead, under `id`, carrying `pending`
     /// (`out` cut back to `start`; returns `true`); without, it is driven to
     /// completion here. (Returning the future instead cost every sync call its
-    /// drop check: +30 instructions.)
+    /// drop check: +30 instructions.) `untraced`: `done` emits no event for the
+    /// call, so a failure on the server's side gets its `warn` one here
+    /// ([`trace::failure`]).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "inlined into its two callers, each passing constants"
+    )]
     #[inline(always)]
     fn run(
         &mut self,
@@ -936,6 +971,7 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
         id: Option<Id<'a>>,
         start: usize,
         pending: Option<Box<Pending>>,
+        untraced: bool,
         done: impl FnOnce(&Result<(), Failure>),
     ) -> bool {
         let conn = self.conn;
@@ -965,6 +1001,20 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
                 match contained_call(|| f(&call)) {
                     Ok(future) => {
                         out.truncate(start);
+                        // Untraced, no middleware: the name still goes along
+                        // for a failure's `warn` event, if one is wanted.
+                        let pending = pending.or_else(|| {
+                            trace::failures_wanted().then(|| {
+                                Box::new(Pending {
+                                    layers: None,
+                                    traced: false,
+                                    method: (*entry.name).into(),
+                                    connection: None,
+                                    notification: call.is_notification(),
+                                    started: Instant::now(),
+                                })
+                            })
+                        });
                         let call = Running::new(future, reg, pending);
                         self.deferred.defer(Deferred { id, call });
                         return true;
@@ -985,6 +1035,9 @@ impl<'a, D: DeferTo<'a>> Pass<'_, D> {
         };
         done(&outcome);
         if let Err(failure) = outcome {
+            if untraced && cfg!(feature = "tracing") {
+                warn_failure(&entry.name, &failure);
+            }
             write_failure(out, start, failure);
         }
         false
