@@ -69,8 +69,10 @@ def native(switchboard_bin: str, data: bytes) -> str:
 
 
 def native_inspect(switchboard_bin: str, data: bytes) -> str:
+    """`switchboard inspect` on the same bytes: exit code 0 when the message is
+    valid JSON-RPC, 1 when the parser rejected it (2 would be a usage error)."""
     out = subprocess.run([switchboard_bin, "inspect"], input=data, capture_output=True, timeout=20)
-    assert out.returncode == 0, out.stderr
+    assert out.returncode in (0, 1), out.stderr
     return out.stdout.decode().rstrip("\n")
 
 
