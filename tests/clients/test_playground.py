@@ -45,9 +45,8 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, site, switchboard_serve):
-    url = switchboard_serve("--playground", site)
+def open_page(browser, url):
+    """A new page on `url`, the core loaded; `.errors` collects uncaught exceptions."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
     pg = ctx.new_page()
     errors = []
@@ -56,9 +55,15 @@ def page(browser, site, switchboard_serve):
     pg.goto(url)
     expect(pg.locator("body")).to_have_attribute("data-ready", "true")
     pg.errors = errors
+    return pg
+
+
+@pytest.fixture
+def page(browser, site, switchboard_serve):
+    pg = open_page(browser, switchboard_serve("--playground", site))
     yield pg
-    assert not errors, errors
-    ctx.close()
+    assert not pg.errors, pg.errors
+    pg.context.close()
 
 
 def native(switchboard_bin: str, data: bytes) -> str:
@@ -159,6 +164,27 @@ def test_send_to_the_server(page):
     page.locator("#err-32601 .run").click()
     expect(page.locator("#err-32601 .status")).to_have_text("HTTP 200")
     assert json.loads(page.locator("#err-32601 .response").text_content())["error"]["code"] == -32601
+
+
+def test_send_to_the_server_over_its_size_limit(browser, site, switchboard_serve):
+    """A body over the server's --max-message-bytes: HTTP 413, shown as such."""
+    limit = 1024
+    pg = open_page(browser, switchboard_serve("--playground", site, "--max-message-bytes", str(limit)))
+    try:
+        pg.check("#to-server")
+        body = '{"jsonrpc":"2.0","method":"sum","params":[' + "1," * limit + '1],"id":1}'
+        assert len(body) > limit
+        pg.fill("#editor", body)
+        send(pg)
+        assert pg.locator("#status").text_content() == "HTTP 413"
+        assert "server" in pg.locator("#where").text_content()
+        # Under the limit, the same server answers.
+        pg.fill("#editor", '{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":2}')
+        assert send(pg) == '{"jsonrpc":"2.0","result":3,"id":2}'
+        assert pg.locator("#status").text_content() == "HTTP 200"
+        assert not pg.errors, pg.errors
+    finally:
+        pg.context.close()
 
 
 def test_bad_input_matches_the_native_core(page, switchboard_bin):
