@@ -221,6 +221,27 @@ def test_bad_input_matches_the_native_core(page, switchboard_bin):
     assert send(page) == '{"jsonrpc":"2.0","result":7,"id":3}'
 
 
+def test_megabytes_of_text_before_a_raw_byte(page, switchboard_bin):
+    """Raw-bytes mode on 2 MB of text and then `\\xff`: one invalid byte after
+    more characters than a call takes as arguments. The native core's error, no
+    exception, and the page answers afterwards."""
+    n = 2 << 20
+    page.evaluate("n => { document.getElementById('editor').value = 'x'.repeat(n) + '\\\\xff'; }", n)
+    page.check("#raw-bytes")
+    data = b"x" * n + b"\xff"
+    got = send(page)
+    assert not got.startswith("failed"), got[:200]
+    assert got == native(switchboard_bin, data)
+    assert json.loads(got)["error"]["code"] == -32700
+    assert page.locator("#inspect").text_content() == native_inspect(switchboard_bin, data)
+    # Still working: a request in the same mode (`\\x75` is a `u` of the method name).
+    page.fill("#editor", '{"jsonrpc":"2.0","method":"s\\x75m","params":[1,2],"id":4}')
+    assert send(page) == '{"jsonrpc":"2.0","result":3,"id":4}'
+    page.uncheck("#raw-bytes")
+    page.fill("#editor", '{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":3}')
+    assert send(page) == '{"jsonrpc":"2.0","result":7,"id":3}'
+
+
 def test_screenshot(page):
     page.click("#batch-run")
     for ex in EXAMPLES["errors"]:
