@@ -215,6 +215,10 @@ def test_bad_input_matches_the_native_core(page, switchboard_bin):
     page.set_input_files("#file", files=[{"name": "huge.json", "mimeType": "application/json", "buffer": huge}])
     got = send(page)
     assert got == native(switchboard_bin, huge)
+    error = json.loads(got)["error"]
+    assert error["code"] == -32600, got
+    assert error["data"]["limit"] == 8 << 20, got
+    assert len(huge) > error["data"]["limit"]
     # The page still answers afterwards.
     page.set_input_files("#file", files=[])
     page.fill("#editor", '{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":3}')
@@ -248,6 +252,10 @@ def test_screenshot(page):
         page.locator(f"#err{ex['code']} .run").click()
     page.select_option("#method", "subtract")
     send(page)
+    # Every answer on the page before the picture: the batch and each card.
+    expect(page.locator("#batch-response")).not_to_be_empty()
+    for ex in EXAMPLES["errors"]:
+        expect(page.locator(f"#err{ex['code']} .response")).not_to_be_empty()
     out = os.environ.get("PLAYGROUND_SCREENSHOT", os.path.join(ROOT, "target", "playground-screenshot.png"))
     page.screenshot(path=out, full_page=True)
     assert os.path.getsize(out) > 10_000
