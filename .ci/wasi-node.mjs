@@ -1,11 +1,14 @@
 // Runs a wasm32-wasip1 program (a `cargo test` binary) under node's built-in
 // WASI: the runner of .ci/run's wasm steps, no wasm runtime to download.
 //
-//   CARGO_TARGET_WASM32_WASIP1_RUNNER="node .ci/wasi-node.mjs" \
+//   CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C target-feature=+simd128" \
+//   CARGO_TARGET_WASM32_WASIP1_RUNNER="node $PWD/.ci/wasi-node.mjs" \
 //     cargo test -p switchboard-core --lib --target wasm32-wasip1 [-- FILTER]
 //
-// The program sees its arguments and environment, and the current directory as
-// `.` (read-write). Exits with the program's exit code.
+// (An absolute path: cargo runs a test binary in its package's directory.) The
+// program sees its arguments and environment, and the current directory as `.`
+// (read-write). Exits with the program's exit code (101 for failed tests; a
+// panic outside the harness aborts, a trap, and node exits 1).
 import { readFile } from "node:fs/promises";
 import process, { argv, env, exit } from "node:process";
 
@@ -26,5 +29,5 @@ const wasi = new WASI({
     returnOnExit: true,
 });
 const module = await WebAssembly.compile(await readFile(file));
-const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.wasiImport });
 exit(wasi.start(instance) ?? 0);
