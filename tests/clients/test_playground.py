@@ -175,7 +175,8 @@ def test_send_to_the_server_over_its_size_limit(browser, site, switchboard_serve
         body = '{"jsonrpc":"2.0","method":"sum","params":[' + "1," * limit + '1],"id":1}'
         assert len(body) > limit
         pg.fill("#editor", body)
-        send(pg)
+        # The server's own words, as it sends them (text, not JSON-RPC).
+        assert send(pg).strip() == "body larger than max_message_bytes"
         assert pg.locator("#status").text_content() == "HTTP 413"
         assert "server" in pg.locator("#where").text_content()
         # Under the limit, the same server answers.
