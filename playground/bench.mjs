@@ -20,7 +20,9 @@ const names = [
   "parse_error.json",
   "batch10_subtract.json",
   "batch100_eth_getBalance.json",
+  "params_4k.json",
   "params_64k.json",
+  "tokens_64k.json",
 ];
 for (const name of names) {
   const msg = readFileSync(join("benches/corpus", name));

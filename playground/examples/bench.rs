@@ -14,7 +14,9 @@ fn main() {
         "parse_error.json",
         "batch10_subtract.json",
         "batch100_eth_getBalance.json",
+        "params_4k.json",
         "params_64k.json",
+        "tokens_64k.json",
     ];
     let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../benches/corpus");
     for name in names {

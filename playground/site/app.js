@@ -1,26 +1,58 @@
 // The playground page: the message builder, the error-code explorer and the batch
 // example, answered by the switchboard core compiled to WebAssembly (respond,
 // inspect), or by the server this page came from (POST / on the same origin).
-import init, { respond, inspect } from "./switchboard_playground.js";
+import init, * as glue from "./switchboard_playground.js";
 
 const $ = (id) => document.getElementById(id);
 const utf8 = new TextEncoder();
 const text = new TextDecoder("utf-8"); // not fatal: a response is shown whatever it holds
 
+// The core in use: the wasm-bindgen glue's `respond` and `inspect`. After a trap
+// (a panic is one in wasm; so is running out of memory) the instance may be left
+// mid-call (a RefCell still borrowed, say), so the next call gets a fresh one:
+// the glue imported again under another URL is a new module with its own
+// instance (`init` of the same module would return the old one).
+let core = glue;
+let generation = 0;
+
+async function freshCore() {
+  generation += 1;
+  const fresh = await import(`./switchboard_playground.js?instance=${generation}`);
+  await fresh.default();
+  core = fresh;
+}
+
+// `f()` on the core; an exception it throws (a trap) is rethrown after the core
+// is replaced, so the page keeps answering.
+async function guarded(f) {
+  try {
+    return f();
+  } catch (e) {
+    // (Should the fresh instance fail to load, the next call tries again.)
+    if (e instanceof WebAssembly.RuntimeError) await freshCore().catch(() => {});
+    throw e;
+  }
+}
+
 // The editor's text as bytes: UTF-8, or with `\xNN` read as one raw byte each
-// (the way to send invalid UTF-8, which a text field cannot hold).
+// (the way to send invalid UTF-8, which a text field cannot hold). The pieces
+// are copied into one array at the end (never spread into arguments: megabytes of
+// text would exceed the engine's argument limit).
 function bytesOf(s) {
   if (!$("raw-bytes").checked) return utf8.encode(s);
   const parts = [];
   let last = 0;
   for (const m of s.matchAll(/\\x([0-9a-fA-F]{2})/g)) {
-    parts.push(...utf8.encode(s.slice(last, m.index)), parseInt(m[1], 16));
+    parts.push(utf8.encode(s.slice(last, m.index)), Uint8Array.of(parseInt(m[1], 16)));
     last = m.index + m[0].length;
   }
-  const tail = utf8.encode(s.slice(last));
-  const out = new Uint8Array(parts.length + tail.length);
-  out.set(parts);
-  out.set(tail, parts.length);
+  parts.push(utf8.encode(s.slice(last)));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 }
 
@@ -37,7 +69,7 @@ async function answer(bytes) {
     return { where: "server, POST /", status: `HTTP ${r.status}`, body: r.status === 204 ? null : body };
   }
   const t = performance.now();
-  const body = respond(bytes) ?? null;
+  const body = (await guarded(() => core.respond(bytes))) ?? null;
   const ms = (performance.now() - t).toFixed(3);
   return { where: `in-page core, ${ms} ms`, status: "", body };
 }
@@ -59,17 +91,39 @@ async function run(bytes, { response, status, where }) {
     if (status) status.textContent = a.status;
     if (where) where.textContent = `(${a.where})`;
   } catch (e) {
-    response.textContent = `failed: ${e}`;
-    response.classList.add("err");
+    failed(response, e);
+    if (status) status.textContent = "";
   }
 }
 
+// An exception shown where the answer would be.
+function failed(pre, e) {
+  pre.textContent = `failed: ${e}`;
+  pre.classList.remove("none");
+  pre.classList.add("err");
+}
+
+// Sends the editor (or the chosen file); whatever fails on the way (reading the
+// file, the bytes, the core) is shown, and `data-sent` counts the send anyway.
 async function sendEditor() {
-  const bytes = $("file").files.length ? null : bytesOf($("editor").value);
-  const input = bytes ?? new Uint8Array(await $("file").files[0].arrayBuffer());
-  $("inspect").textContent = inspect(input);
-  await run(input, { response: $("response"), status: $("status"), where: $("where") });
-  document.body.dataset.sent = String(Number(document.body.dataset.sent ?? 0) + 1);
+  const ui = { response: $("response"), status: $("status"), where: $("where") };
+  try {
+    const input = $("file").files.length
+      ? new Uint8Array(await $("file").files[0].arrayBuffer())
+      : bytesOf($("editor").value);
+    try {
+      $("inspect").textContent = await guarded(() => core.inspect(input));
+      $("inspect").classList.remove("err");
+    } catch (e) {
+      failed($("inspect"), e);
+    }
+    await run(input, ui);
+  } catch (e) {
+    failed(ui.response, e);
+    $("inspect").textContent = "";
+  } finally {
+    document.body.dataset.sent = String(Number(document.body.dataset.sent ?? 0) + 1);
+  }
 }
 
 // The form writes a message into the editor; the editor is what is sent.

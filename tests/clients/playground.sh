@@ -14,7 +14,7 @@
 #   PYTHON            interpreter that creates the venv (default python3)
 #   CI=true           a failed install is an error (exit 1), not a skip
 #
-# Build the binary first: cargo build --release -p switchboard-server --bins
+# Build the binary first: cargo build --release -p switchboard-cli --bin switchboard
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -65,7 +65,7 @@ abspath() { case "$1" in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
 export SWITCHBOARD_BIN="$(abspath "${SWITCHBOARD_BIN:-target/release/switchboard}")"
 if [ ! -x "$SWITCHBOARD_BIN" ]; then
     echo "ERROR: tests/clients/playground.sh: $SWITCHBOARD_BIN is missing or not executable." >&2
-    echo "Build it: cargo build --release -p switchboard-server --bins" >&2
+    echo "Build it: cargo build --release -p switchboard-cli --bin switchboard" >&2
     exit 1
 fi
 export PLAYGROUND_DIR="$(abspath "${PLAYGROUND_DIR:-target/playground}")"

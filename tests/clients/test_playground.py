@@ -45,9 +45,8 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, site, switchboard_serve):
-    url = switchboard_serve("--playground", site)
+def open_page(browser, url):
+    """A new page on `url`, the core loaded; `.errors` collects uncaught exceptions."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
     pg = ctx.new_page()
     errors = []
@@ -56,9 +55,15 @@ def page(browser, site, switchboard_serve):
     pg.goto(url)
     expect(pg.locator("body")).to_have_attribute("data-ready", "true")
     pg.errors = errors
+    return pg
+
+
+@pytest.fixture
+def page(browser, site, switchboard_serve):
+    pg = open_page(browser, switchboard_serve("--playground", site))
     yield pg
-    assert not errors, errors
-    ctx.close()
+    assert not pg.errors, pg.errors
+    pg.context.close()
 
 
 def native(switchboard_bin: str, data: bytes) -> str:
@@ -69,8 +74,10 @@ def native(switchboard_bin: str, data: bytes) -> str:
 
 
 def native_inspect(switchboard_bin: str, data: bytes) -> str:
+    """`switchboard inspect` on the same bytes: exit code 0 when the message is
+    valid JSON-RPC, 1 when the parser rejected it (2 would be a usage error)."""
     out = subprocess.run([switchboard_bin, "inspect"], input=data, capture_output=True, timeout=20)
-    assert out.returncode == 0, out.stderr
+    assert out.returncode in (0, 1), out.stderr
     return out.stdout.decode().rstrip("\n")
 
 
@@ -159,6 +166,28 @@ def test_send_to_the_server(page):
     assert json.loads(page.locator("#err-32601 .response").text_content())["error"]["code"] == -32601
 
 
+def test_send_to_the_server_over_its_size_limit(browser, site, switchboard_serve):
+    """A body over the server's --max-message-bytes: HTTP 413, shown as such."""
+    limit = 1024
+    pg = open_page(browser, switchboard_serve("--playground", site, "--max-message-bytes", str(limit)))
+    try:
+        pg.check("#to-server")
+        body = '{"jsonrpc":"2.0","method":"sum","params":[' + "1," * limit + '1],"id":1}'
+        assert len(body) > limit
+        pg.fill("#editor", body)
+        # The server's own words, as it sends them (text, not JSON-RPC).
+        assert send(pg).strip() == "body larger than max_message_bytes"
+        assert pg.locator("#status").text_content() == "HTTP 413"
+        assert "server" in pg.locator("#where").text_content()
+        # Under the limit, the same server answers.
+        pg.fill("#editor", '{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":2}')
+        assert send(pg) == '{"jsonrpc":"2.0","result":3,"id":2}'
+        assert pg.locator("#status").text_content() == "HTTP 200"
+        assert not pg.errors, pg.errors
+    finally:
+        pg.context.close()
+
+
 def test_bad_input_matches_the_native_core(page, switchboard_bin):
     # A megabyte of text.
     page.click("#fill-big")
@@ -187,8 +216,33 @@ def test_bad_input_matches_the_native_core(page, switchboard_bin):
     page.set_input_files("#file", files=[{"name": "huge.json", "mimeType": "application/json", "buffer": huge}])
     got = send(page)
     assert got == native(switchboard_bin, huge)
+    error = json.loads(got)["error"]
+    assert error["code"] == -32600, got
+    assert error["data"]["limit"] == 8 << 20, got
+    assert len(huge) > error["data"]["limit"]
     # The page still answers afterwards.
     page.set_input_files("#file", files=[])
+    page.fill("#editor", '{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":3}')
+    assert send(page) == '{"jsonrpc":"2.0","result":7,"id":3}'
+
+
+def test_megabytes_of_text_before_a_raw_byte(page, switchboard_bin):
+    """Raw-bytes mode on 2 MB of text and then `\\xff`: one invalid byte after
+    more characters than a call takes as arguments. The native core's error, no
+    exception, and the page answers afterwards."""
+    n = 2 << 20
+    page.evaluate("n => { document.getElementById('editor').value = 'x'.repeat(n) + '\\\\xff'; }", n)
+    page.check("#raw-bytes")
+    data = b"x" * n + b"\xff"
+    got = send(page)
+    assert not got.startswith("failed"), got[:200]
+    assert got == native(switchboard_bin, data)
+    assert json.loads(got)["error"]["code"] == -32700
+    assert page.locator("#inspect").text_content() == native_inspect(switchboard_bin, data)
+    # Still working: a request in the same mode (`\\x75` is a `u` of the method name).
+    page.fill("#editor", '{"jsonrpc":"2.0","method":"s\\x75m","params":[1,2],"id":4}')
+    assert send(page) == '{"jsonrpc":"2.0","result":3,"id":4}'
+    page.uncheck("#raw-bytes")
     page.fill("#editor", '{"jsonrpc":"2.0","method":"sum","params":[1,2,4],"id":3}')
     assert send(page) == '{"jsonrpc":"2.0","result":7,"id":3}'
 
@@ -199,6 +253,10 @@ def test_screenshot(page):
         page.locator(f"#err{ex['code']} .run").click()
     page.select_option("#method", "subtract")
     send(page)
+    # Every answer on the page before the picture: the batch and each card.
+    expect(page.locator("#batch-response")).not_to_be_empty()
+    for ex in EXAMPLES["errors"]:
+        expect(page.locator(f"#err{ex['code']} .response")).not_to_be_empty()
     out = os.environ.get("PLAYGROUND_SCREENSHOT", os.path.join(ROOT, "target", "playground-screenshot.png"))
     page.screenshot(path=out, full_page=True)
     assert os.path.getsize(out) > 10_000

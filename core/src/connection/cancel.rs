@@ -216,6 +216,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_os = "wasi", ignore = "spawns threads: wasm32-wasip1 has none")]
     fn cancel_from_another_thread_wakes_a_blocked_waiter() {
         let token = CancellationToken::new();
         let t = token.clone();

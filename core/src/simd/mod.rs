@@ -3,7 +3,9 @@
 //!
 //! One file per backend; [`runtime`] picks one once per process and caches it
 //! (AVX-512 only supplies the masks of the 64-byte block walks, [`skip`] and
-//! [`mod@text`]; its CPUs run the AVX2 kernel for the rest).
+//! [`mod@text`]; its CPUs run the AVX2 kernel for the rest). On `wasm32` the
+//! choice is static: the SIMD128 kernel when the build enables that target
+//! feature (`-C target-feature=+simd128`), else the scalar one.
 //! The scalar kernel is always compiled and is the reference the others are
 //! tested against, for all 256 byte values at every position.
 
@@ -13,6 +15,13 @@ pub(crate) mod avx2;
 pub(crate) mod avx512;
 pub(crate) mod runtime;
 pub(crate) mod scalar;
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(switchboard_disable_simd),
+    not(miri)
+))]
+pub(crate) mod simd128;
 pub(crate) mod skip;
 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
 pub(crate) mod sse2;

@@ -133,7 +133,41 @@ mod imp {
     }
 }
 
-#[cfg(not(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri))))]
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(switchboard_disable_simd),
+    not(miri)
+))]
+mod imp {
+    //! The SIMD128 kernel, a static choice: WebAssembly has no run-time
+    //! feature detection, and this build was compiled with `simd128` enabled
+    //! (a module with SIMD instructions does not load on an engine without).
+    use super::super::simd128 as k;
+
+    pub(crate) use k::{
+        count_values, find_quote_or_backslash, find_special, mask16, mask16_unchecked,
+        skip_container, skip_text, special_mask64, text,
+    };
+
+    /// Whether [`mask16_unchecked`] is a real SIMD step (it is, here).
+    pub(crate) const HAS_MASK16: bool = true;
+
+    /// The name of the kernel in use, for benches and reports.
+    pub(crate) fn backend() -> &'static str {
+        "simd128"
+    }
+}
+
+#[cfg(not(any(
+    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)),
+    all(
+        target_arch = "wasm32",
+        target_feature = "simd128",
+        not(switchboard_disable_simd),
+        not(miri)
+    )
+)))]
 mod imp {
     /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.
     #[inline]
@@ -280,6 +314,19 @@ mod tests {
         assert_eq!(super::has_avx2(), avx2);
     }
 
+    /// A `wasm32` build with `simd128` runs the SIMD128 kernel (a static
+    /// choice: WebAssembly has no run-time detection).
+    #[test]
+    #[cfg(all(
+        target_arch = "wasm32",
+        target_feature = "simd128",
+        not(switchboard_disable_simd),
+        not(miri)
+    ))]
+    fn backend_is_simd128() {
+        assert_eq!(super::backend(), "simd128");
+    }
+
     fn check(buf: &[u8], from: usize) {
         let len = buf.len();
         let naive = (from..len)
@@ -297,6 +344,22 @@ mod tests {
             "{ctx}"
         );
         assert_eq!(super::find_quote_or_backslash(buf, from), naive_qb, "{ctx}");
+        #[cfg(all(
+            target_arch = "wasm32",
+            target_feature = "simd128",
+            not(switchboard_disable_simd),
+            not(miri)
+        ))]
+        {
+            use super::super::simd128;
+            assert_eq!(simd128::find_special(buf, from), naive, "simd128 {ctx}");
+            let qb = simd128::find_quote_or_backslash(buf, from);
+            assert_eq!(qb, naive_qb, "simd128 {ctx}");
+            if let Some(m) = simd128::mask16(buf, from) {
+                let want = (0..16).filter(|&i| scalar::SPECIAL[buf[from + i] as usize]);
+                assert_eq!(m, want.fold(0, |m, i| m | 1 << i), "simd128 mask16 {ctx}");
+            }
+        }
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
         {
             assert_eq!(

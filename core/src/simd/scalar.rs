@@ -16,7 +16,7 @@ pub(crate) static SPECIAL: [bool; 256] = {
 /// per byte: the scalar build's kernel, and the reference the SIMD ones are
 /// tested against.
 #[cfg_attr(
-    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    all(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")), not(switchboard_disable_simd), not(miri), not(test)),
     allow(dead_code) // the scalar build's kernel; here only the tests' reference
 )]
 #[inline]

@@ -97,7 +97,7 @@ pub(crate) fn prefix_xor(mut x: u64) -> u64 {
 /// The masks of 64 bytes, byte by byte: the reference the SIMD kernels are
 /// tested against, and the kernel of the scalar build.
 #[cfg_attr(
-    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    all(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")), not(switchboard_disable_simd), not(miri), not(test)),
     allow(dead_code) // the scalar build's kernel; here only the tests' reference
 )]
 #[inline]
@@ -471,7 +471,7 @@ macro_rules! scalar_kernel {
 
 /// [`skip_blocks`] with the scalar masks: the scalar build's kernel.
 #[cfg_attr(
-    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    all(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")), not(switchboard_disable_simd), not(miri), not(test)),
     allow(dead_code) // the scalar build's kernel; here only the tests' reference
 )]
 #[inline]
@@ -481,7 +481,7 @@ pub(crate) fn skip_container_scalar(b: &[u8], p: usize) -> usize {
 
 /// [`count_blocks`] with the scalar masks: the scalar build's kernel.
 #[cfg_attr(
-    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    all(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")), not(switchboard_disable_simd), not(miri), not(test)),
     allow(dead_code) // the scalar build's kernel; here only the tests' reference
 )]
 #[inline]
@@ -492,7 +492,10 @@ pub(crate) fn count_values_scalar(b: &[u8], p: usize) -> usize {
 /// [`skip_text_blocks`] with the scalar masks: the scalar build's kernel.
 #[cfg_attr(
     all(
-        target_arch = "x86_64",
+        any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        ),
         not(switchboard_disable_simd),
         not(miri),
         not(test)
@@ -802,6 +805,33 @@ mod tests {
         }
     }
 
+    /// The SIMD128 masks equal the scalar ones for every byte value at every
+    /// position.
+    #[test]
+    #[cfg(all(
+        target_arch = "wasm32",
+        target_feature = "simd128",
+        not(switchboard_disable_simd),
+        not(miri)
+    ))]
+    fn simd128_masks_match_scalar() {
+        for c in 0..=255u8 {
+            for pos in 0..64 {
+                let mut block = [b'a'; 64];
+                block[pos] = c;
+                block[(pos + 17) % 64] = b'"';
+                let want = masks_scalar(&block);
+                // SAFETY: the block is 64 bytes long.
+                let got = unsafe { super::super::simd128::structural_masks64(&block, 0) };
+                assert_eq!(got, want, "simd128 byte {c} at {pos}");
+                let qb = (want.quotes, want.backslashes);
+                // SAFETY: as above.
+                let got = unsafe { super::super::simd128::quote_backslash_masks64(&block, 0) };
+                assert_eq!(got, qb, "simd128 quotes and backslashes, byte {c} at {pos}");
+            }
+        }
+    }
+
     /// The SIMD masks equal the scalar ones for every byte value at every position.
     #[test]
     #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
@@ -837,6 +867,17 @@ mod tests {
             $(#[$doc])*
             fn $name(v: &[u8], p: usize) -> Vec<(&'static str, usize)> {
                 let out = vec![("scalar", $scalar(v, p)), ("runtime", super::super::$walk(v, p))];
+                #[cfg(all(
+                    target_arch = "wasm32",
+                    target_feature = "simd128",
+                    not(switchboard_disable_simd),
+                    not(miri)
+                ))]
+                let out = {
+                    let mut out = out;
+                    out.push(("simd128", super::super::simd128::$walk(v, p)));
+                    out
+                };
                 #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
                 let out = {
                     let mut out = out;
@@ -976,7 +1017,14 @@ mod tests {
     /// The plain-block test of each kernel equals the scalar one for every byte
     /// value at every position of a block (a quote anywhere, a backslash last).
     #[test]
-    #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+    #[cfg(all(
+        any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        ),
+        not(switchboard_disable_simd),
+        not(miri)
+    ))]
     fn plain_matches_scalar() {
         for c in 0..=255u8 {
             for pos in 0..64 {
@@ -985,18 +1033,32 @@ mod tests {
                     buf[from + pos] = c;
                     let want = plain_scalar(&buf, from);
                     assert_eq!(want, c != b'"' && (c != b'\\' || pos != 63));
-                    // SAFETY: `from + 64 <= 69`.
-                    let sse2 = unsafe { super::super::sse2::plain64(&buf, from) };
-                    assert_eq!(sse2, want, "sse2 byte {c} at {pos}");
-                    if super::super::avx2::is_available() {
-                        // SAFETY: `from + 64 <= 69`, and AVX2 was just detected.
-                        let avx2 = unsafe { super::super::avx2::plain64(&buf, from) };
-                        assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
+                    #[cfg(all(
+                        target_arch = "wasm32",
+                        target_feature = "simd128",
+                        not(switchboard_disable_simd),
+                        not(miri)
+                    ))]
+                    {
+                        // SAFETY: `from + 64 <= 69`.
+                        let got = unsafe { super::super::simd128::plain64(&buf, from) };
+                        assert_eq!(got, want, "simd128 byte {c} at {pos}");
                     }
-                    if super::super::avx512::is_available() {
-                        // SAFETY: `from + 64 <= 69`, and AVX-512 was just detected.
-                        let got = unsafe { super::super::avx512::plain64(&buf, from) };
-                        assert_eq!(got, want, "avx512 byte {c} at {pos}");
+                    #[cfg(target_arch = "x86_64")]
+                    {
+                        // SAFETY: `from + 64 <= 69`.
+                        let sse2 = unsafe { super::super::sse2::plain64(&buf, from) };
+                        assert_eq!(sse2, want, "sse2 byte {c} at {pos}");
+                        if super::super::avx2::is_available() {
+                            // SAFETY: `from + 64 <= 69`, and AVX2 was just detected.
+                            let avx2 = unsafe { super::super::avx2::plain64(&buf, from) };
+                            assert_eq!(avx2, want, "avx2 byte {c} at {pos}");
+                        }
+                        if super::super::avx512::is_available() {
+                            // SAFETY: `from + 64 <= 69`, and AVX-512 was just detected.
+                            let got = unsafe { super::super::avx512::plain64(&buf, from) };
+                            assert_eq!(got, want, "avx512 byte {c} at {pos}");
+                        }
                     }
                 }
             }
@@ -1049,6 +1111,23 @@ mod tests {
                                 );
                                 let ctx =
                                     || format!("{n} byte {c} at {pos} after {run}, {other:?}");
+                                #[cfg(all(
+                                    target_arch = "wasm32",
+                                    target_feature = "simd128",
+                                    not(switchboard_disable_simd),
+                                    not(miri)
+                                ))]
+                                {
+                                    // SAFETY: `2 <= from` and `from + n <= buf.len()`.
+                                    let got = unsafe {
+                                        if n == 64 {
+                                            super::super::simd128::plain_escaped::<4>(&buf, from)
+                                        } else {
+                                            super::super::simd128::plain_escaped::<8>(&buf, from)
+                                        }
+                                    };
+                                    assert_eq!(got, want, "simd128 {}", ctx());
+                                }
                                 #[cfg(all(
                                     target_arch = "x86_64",
                                     not(switchboard_disable_simd),

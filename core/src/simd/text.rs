@@ -127,7 +127,7 @@ pub(crate) const UTF8_LOOKUP: [[i8; 16]; 3] = {
 /// The masks of 64 bytes, byte by byte: the reference the SIMD kernels are
 /// tested against, and the kernel of the scalar build.
 #[cfg_attr(
-    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    all(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")), not(switchboard_disable_simd), not(miri), not(test)),
     allow(dead_code) // the scalar build's kernel; here only the tests' reference
 )]
 #[inline]
@@ -160,7 +160,7 @@ pub(crate) fn masks_scalar(b: &[u8], at: usize) -> TextMasks {
 /// escape letter simple, whatever the backslash runs before it (see
 /// [`text_blocks`]). Needs `at >= 2` (the check reads the two bytes before).
 #[cfg_attr(
-    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    all(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")), not(switchboard_disable_simd), not(miri), not(test)),
     allow(dead_code) // the scalar build's check; here only the tests' reference
 )]
 #[inline]
@@ -180,7 +180,7 @@ pub(crate) fn flags_scalar(b: &[u8], at: usize) -> u64 {
 /// Whether the fast check flags nothing in the block at `at`
 /// ([`flags_scalar`]): the scalar build's check.
 #[cfg_attr(
-    all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri), not(test)),
+    all(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")), not(switchboard_disable_simd), not(miri), not(test)),
     allow(dead_code) // the scalar build's check; here only the tests' reference
 )]
 #[inline]
@@ -381,7 +381,10 @@ pub(crate) fn text_blocks(
 /// [`text_blocks`] with the scalar masks: the scalar build's kernel.
 #[cfg_attr(
     all(
-        target_arch = "x86_64",
+        any(
+            target_arch = "x86_64",
+            all(target_arch = "wasm32", target_feature = "simd128")
+        ),
         not(switchboard_disable_simd),
         not(miri)
     ),
@@ -402,7 +405,14 @@ mod tests {
     /// this CPU or build lacks).
     fn all_flags(b: &[u8], at: usize) -> Vec<(&'static str, u64, bool)> {
         #[cfg_attr(
-            not(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri))),
+            not(all(
+                any(
+                    target_arch = "x86_64",
+                    all(target_arch = "wasm32", target_feature = "simd128")
+                ),
+                not(switchboard_disable_simd),
+                not(miri)
+            )),
             allow(unused_mut)
         )]
         let mut all = vec![(
@@ -427,6 +437,18 @@ mod tests {
                 let avx512 = unsafe { (avx512::text_flags64(b, at), avx512::text_plain64(b, at)) };
                 all.push(("avx512", avx512.0, avx512.1));
             }
+        }
+        #[cfg(all(
+            target_arch = "wasm32",
+            target_feature = "simd128",
+            not(switchboard_disable_simd),
+            not(miri)
+        ))]
+        {
+            use super::super::simd128;
+            // SAFETY: the callers pass `at >= 3` and `at + 64 <= b.len()`.
+            let got = unsafe { (simd128::text_flags64(b, at), simd128::text_plain64(b, at)) };
+            all.push(("simd128", got.0, got.1));
         }
         all
     }
@@ -530,6 +552,18 @@ mod tests {
             let want = super::text_blocks(b, p, super::masks_scalar, |_, at, _| at);
             let got = super::text_blocks_scalar(b, p);
             assert_eq!(got, want, "scalar, {len} bytes of {:?}", b);
+            #[cfg(all(
+                target_arch = "wasm32",
+                target_feature = "simd128",
+                not(switchboard_disable_simd),
+                not(miri)
+            ))]
+            assert_eq!(
+                super::super::simd128::text(b, p),
+                want,
+                "simd128, {len} bytes of {:?}",
+                b
+            );
             #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
             {
                 use super::super::{avx2, sse2};
@@ -798,6 +832,29 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// The SIMD128 masks equal the scalar ones for every byte value at every
+    /// position.
+    #[test]
+    #[cfg(all(
+        target_arch = "wasm32",
+        target_feature = "simd128",
+        not(switchboard_disable_simd),
+        not(miri)
+    ))]
+    fn simd128_masks_match_scalar() {
+        for c in 0..=255u8 {
+            for pos in 0..64 {
+                let mut block = [b'a'; 70];
+                block[pos] = c;
+                block[(pos + 17) % 64] = b'"';
+                let want = super::masks_scalar(&block, 3);
+                // SAFETY: 3 + 64 <= 70.
+                let got = unsafe { super::super::simd128::text_masks64(&block, 3) };
+                assert_eq!(got, want, "simd128 byte {c} at {pos}");
             }
         }
     }

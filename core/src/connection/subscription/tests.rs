@@ -276,6 +276,7 @@ fn a_full_connection_queue_closes_the_subscription_too() {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "spawns threads: wasm32-wasip1 has none")]
 fn closing_the_connection_closes_every_sink() {
     let mut f = fixture(&ConnectionConfig::new());
     f.subscribe(1);
@@ -614,6 +615,7 @@ fn send_async_waiters_on_one_sink_go_in_the_order_they_came() {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "spawns threads: wasm32-wasip1 has none")]
 fn send_async_loses_no_wakeup_with_many_waiters() {
     const SUBS: usize = 6;
     const PER_SINK_THREADS: usize = 3;
