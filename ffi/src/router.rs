@@ -1032,10 +1032,9 @@ pub unsafe extern "C" fn swb_writer_error(
             let mut e = RpcError::new(code, message.to_owned());
             if !data.is_empty() {
                 let data = core::str::from_utf8(data).map_err(|_| swb_result::InvalidJson)?;
-                e = e.with_data_json(data.to_owned());
-                if e.data_json().is_none() {
-                    return Err(swb_result::InvalidJson);
-                }
+                e = e
+                    .try_with_data_json(data.to_owned())
+                    .map_err(|_| swb_result::InvalidJson)?;
             }
             w.error = Some(e);
             Ok(())

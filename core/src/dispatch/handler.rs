@@ -172,22 +172,53 @@ impl RpcError {
         })
     }
 
-    /// Adds `data` given as JSON text (a `&'static str` allocates nothing); ignored
-    /// (the error is returned unchanged) if it is not exactly one valid JSON value.
+    /// Adds `data` given as JSON text (a `&'static str` allocates nothing). Text
+    /// that is not exactly one valid JSON value is never written as it is: as
+    /// with [`RpcError::with_data`], `data` then says so
+    /// (`{"reason":"the error data is not one JSON value","detail":<the text as a string>}`),
+    /// so the client still gets valid JSON and the mistake shows.
     ///
     /// ```
     /// use switchboard::RpcError;
     /// let e = RpcError::new(-32602, "Invalid params")
     ///     .with_data_json(r#"{"field":"params","reason":"expected two numbers"}"#);
-    /// assert!(e.data_json().is_some());
-    /// assert!(RpcError::new(1, "x").with_data_json("{oops").data_json().is_none());
+    /// assert_eq!(e.data_json(), Some(r#"{"field":"params","reason":"expected two numbers"}"#));
+    /// let e = RpcError::new(1, "x").with_data_json("{oops");
+    /// let data: serde_json::Value = serde_json::from_str(e.data_json().unwrap()).unwrap();
+    /// assert_eq!(data["reason"], "the error data is not one JSON value");
+    /// assert_eq!(data["detail"], "{oops");
     /// ```
     pub fn with_data_json(mut self, json: impl Into<Cow<'static, str>>) -> Self {
         let json = json.into();
         if is_one_json_value(json.as_bytes()) {
             self.data = Some(json);
+        } else {
+            let why = serde_json::json!({
+                "reason": "the error data is not one JSON value",
+                "detail": json,
+            });
+            self.data = Some(Cow::Owned(why.to_string()));
         }
         self
+    }
+
+    /// Adds `data` given as JSON text if it is exactly one valid JSON value;
+    /// otherwise hands the error back unchanged (`Err`).
+    ///
+    /// ```
+    /// use switchboard::RpcError;
+    /// let e = RpcError::new(1, "x").try_with_data_json(r#"[1,2]"#).unwrap();
+    /// assert_eq!(e.data_json(), Some("[1,2]"));
+    /// let e = RpcError::new(1, "x").try_with_data_json("{oops").unwrap_err();
+    /// assert_eq!(e.data_json(), None);
+    /// ```
+    pub fn try_with_data_json(mut self, json: impl Into<Cow<'static, str>>) -> Result<Self, Self> {
+        let json = json.into();
+        if !is_one_json_value(json.as_bytes()) {
+            return Err(self);
+        }
+        self.data = Some(json);
+        Ok(self)
     }
 
     /// -32602 Invalid params, with `detail` in `data`.
