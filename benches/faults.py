@@ -20,6 +20,7 @@ import signal
 import socket
 import subprocess
 import sys
+import struct
 import threading
 import time
 
@@ -83,7 +84,8 @@ class Server:
         self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                   stdin=subprocess.DEVNULL, env=env)
         line = self.p.stdout.readline().decode()
-        addr = line.split("http://", 1)[1].split("/", 1)[0]
+        scheme = "ws://" if "ws://" in line and "http://" not in line else "http://"
+        addr = line.split(scheme, 1)[1].split("/", 1)[0]
         host, port = addr.rsplit(":", 1)
         self.addr = (host, int(port))
         self.pid = self.p.pid
@@ -308,6 +310,121 @@ def mb(kb):
     return "-" if kb is None else f"{kb / 1024:.1f} MB"
 
 
+# ---------------------------------------------------------------- WebSocket helpers
+
+WS_HANDSHAKE = (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                b"Sec-WebSocket-Version: 13\r\n\r\n")
+
+
+def ws_frame(payload, opcode=0x1, fin=True, announce=None):
+    """A client frame (masked, as RFC 6455 requires); `announce` claims another length."""
+    n = len(payload) if announce is None else announce
+    head = bytes([(0x80 if fin else 0) | opcode])
+    if n < 126:
+        head += bytes([0x80 | n])
+    elif n < 65536:
+        head += bytes([0x80 | 126]) + n.to_bytes(2, "big")
+    else:
+        head += bytes([0x80 | 127]) + n.to_bytes(8, "big")
+    mask = os.urandom(4)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def ws_connect(addr, timeout=5.0):
+    """A WebSocket after its handshake, and the bytes read past the 101."""
+    s = connect(addr, timeout)
+    s.sendall(WS_HANDSHAKE)
+    st, _, _, rest = read_response(s)
+    if st != 101:
+        s.close()
+        raise RuntimeError(f"handshake: status {st}")
+    return s, rest
+
+
+def ws_read(s, buf):
+    """One server frame: (opcode, payload, leftover)."""
+    def need(k):
+        nonlocal buf
+        while len(buf) < k:
+            c = s.recv(65536)
+            if not c:
+                raise RuntimeError("closed")
+            buf += c
+    need(2)
+    op, n = buf[0] & 0x0F, buf[1] & 0x7F
+    at = 2
+    if n == 126:
+        need(4)
+        n, at = int.from_bytes(buf[2:4], "big"), 4
+    elif n == 127:
+        need(10)
+        n, at = int.from_bytes(buf[2:10], "big"), 10
+    need(at + n)
+    return op, buf[at:at + n], buf[at + n:]
+
+
+class WsNormal:
+    """The normal client over WebSocket: one connection (reopened after a failure),
+    `subtract [42,23]` every 50 ms, 5 s timeout each."""
+
+    def __init__(self, addr):
+        self.addr = addr
+        self.lat = []
+        self.fail = 0
+        self.reasons = {}
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+
+    __enter__ = Normal.__enter__
+    __exit__ = Normal.__exit__
+    summary = Normal.summary
+    p99_secs = Normal.p99_secs
+
+    def _run(self):
+        s, buf = None, b""
+        while not self._stop.is_set():
+            t0 = time.monotonic()
+            try:
+                if s is None:
+                    s, buf = ws_connect(self.addr)
+                s.sendall(ws_frame(SUBTRACT))
+                while True:
+                    op, payload, buf = ws_read(s, buf)
+                    if op in (0x1, 0x2):
+                        break
+                    if op == 0x8:
+                        raise RuntimeError("closed by the server")
+                if b'"result":19' not in payload:
+                    raise RuntimeError(f"answer {payload[:60]!r}")
+                self.lat.append(time.monotonic() - t0)
+            except Exception as e:  # noqa: BLE001 - any failure counts
+                self.fail += 1
+                k = e.__class__.__name__
+                self.reasons[k] = self.reasons.get(k, 0) + 1
+                if s is not None:
+                    s.close()
+                    s, buf = None, b""
+            self._stop.wait(0.05)
+        if s is not None:
+            s.close()
+
+
+def ws_open_many(addr, count):
+    """Open `count` WebSockets (handshake done, then silence)."""
+    socks, failed = [], 0
+    t0 = time.monotonic()
+    for _ in range(count):
+        try:
+            s, _ = ws_connect(addr, 5.0)
+            socks.append(s)
+        except (OSError, RuntimeError):
+            failed += 1
+    global LAST_OPEN_SECS
+    LAST_OPEN_SECS = time.monotonic() - t0
+    return socks, failed
+
+
 # ---------------------------------------------------------------- attack helpers
 
 def open_many(addr, count, first=b""):
@@ -364,12 +481,16 @@ def close_all(socks):
 # ---------------------------------------------------------------- scenarios
 # Each scenario: fn(kind) -> dict row, with the server started inside so flags can vary.
 
-def run_attack(kind, extra, attack, keepalive=False, settle=2.0):
+def run_attack(kind, extra, attack, keepalive=False, settle=2.0, ws=False):
+    if ws:
+        # The WebSocket peers: switchboard serve (--bench: bench_subscribe) on its one
+        # listener, jsonrpsee_server --ws (the same subscription).
+        extra = [*extra, "--bench"] if kind == "switchboard" else [*extra, "--ws"]
     srv = Server(kind, extra)
     try:
         time.sleep(0.3)
         base = srv.rss()
-        with Normal(srv.addr, keepalive) as cli:
+        with (WsNormal(srv.addr) if ws else Normal(srv.addr, keepalive)) as cli:
             outcome = attack(srv)
         time.sleep(settle)
         after = srv.rss()
@@ -379,7 +500,7 @@ def run_attack(kind, extra, attack, keepalive=False, settle=2.0):
             outcome += "; SERVER EXITED"
         return dict(p50=p50, p99=p99, fail=fail, base=mb(base), peak=mb(srv.hwm()),
                     after=mb(after), outcome=outcome, p99_secs=cli.p99_secs(),
-                    keepalive=keepalive)
+                    keepalive="ws" if ws else keepalive)
     finally:
         srv.stop()
 
@@ -398,6 +519,98 @@ def sc_unloaded_keepalive(kind):
         time.sleep(HOLD)
         return "no attack"
     return run_attack(kind, [], attack, keepalive=True)
+
+
+def sc_ws_unloaded(kind):
+    """The WebSocket normal client alone: the p99 the WebSocket rows are held to."""
+    def attack(srv):
+        time.sleep(HOLD)
+        return "no attack"
+    return run_attack(kind, [], attack, ws=True)
+
+
+def sc_ws_idle(kind):
+    def attack(srv):
+        socks, failed = ws_open_many(srv.addr, n(5000))
+        time.sleep(HOLD)
+        o = still_open(socks)
+        close_all(socks)
+        return opened(socks, failed) + f", {o} still open after {HOLD:g} s"
+    return run_attack(kind, [], attack, ws=True)
+
+
+def sc_ws_abrupt(kind):
+    """Connections that announce a 64 KiB text frame, send 1 KiB of it, and reset."""
+    count = n(2000)
+    part = ws_frame(b"x" * 1024, announce=65536)
+
+    def attack(srv):
+        done = 0
+        t_end = time.monotonic() + max(HOLD, 1.0)
+        while done < count and time.monotonic() < t_end:
+            try:
+                s, _ = ws_connect(srv.addr, 5.0)
+                s.sendall(part)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.close()
+                done += 1
+            except (OSError, RuntimeError):
+                pass
+        return f"{done} connections reset mid-frame"
+    return run_attack(kind, [], attack, ws=True)
+
+
+def sc_ws_unread_subscriptions(kind):
+    """Subscribers that never read: bench_subscribe sends as fast as the client
+    reads, so the server's memory must stay bounded while nobody does."""
+    count = n(100)
+    sub = json.dumps({"jsonrpc": "2.0", "method": "bench_subscribe",
+                      "params": [1_000_000_000], "id": 1}).encode()
+
+    def attack(srv):
+        socks = []
+        for _ in range(count):
+            try:
+                s, _ = ws_connect(srv.addr, 5.0)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+                s.sendall(ws_frame(sub))
+                socks.append(s)
+            except (OSError, RuntimeError):
+                pass
+        time.sleep(HOLD)
+        rss = srv.rss()
+        time.sleep(HOLD / 2)
+        rss2 = srv.rss()
+        o = still_open(socks)
+        close_all(socks)
+        return (f"{len(socks)} subscribed, never read: RSS {mb(rss)} after {HOLD:g} s, "
+                f"{mb(rss2)} {HOLD / 2:g} s later; {o} still open")
+    return run_attack(kind, [], attack, ws=True)
+
+
+def sc_ws_ping_flood(kind):
+    """10 connections each send 20 000 pings without reading a pong."""
+    conns, pings = n(10), 20_000
+    ping = ws_frame(b"p" * 16, opcode=0x9)
+
+    def attack(srv):
+        sent = 0
+        socks = []
+        for _ in range(conns):
+            try:
+                s, _ = ws_connect(srv.addr, 5.0)
+                s.settimeout(2.0)
+                socks.append(s)
+                for _ in range(pings // 100):
+                    s.sendall(ping * 100)
+                    sent += 100
+            except (OSError, RuntimeError):
+                pass
+        time.sleep(HOLD / 2)
+        o = still_open(socks)
+        close_all(socks)
+        return f"{sent} pings sent on {len(socks)} connections, none read; {o} still open"
+    return run_attack(kind, [], attack, ws=True)
 
 
 def slowloris(count):
@@ -1004,6 +1217,11 @@ SCENARIOS = [
     ("slow readers, 8 MB answers never read", sc_slow_readers),
     ("memory after large responses", sc_large_responses),
     ("SIGTERM under load", sc_sigterm),
+    ("WebSocket unloaded: the normal client alone (one WebSocket)", sc_ws_unloaded),
+    ("WebSocket: 5000 idle connections", sc_ws_idle),
+    ("WebSocket: 2000 resets mid-frame", sc_ws_abrupt),
+    ("WebSocket: 100 subscribers that never read", sc_ws_unread_subscriptions),
+    ("WebSocket: ping flood, 10 x 20 000 pings, pongs never read", sc_ws_ping_flood),
     ("stdio: NDJSON stream with a huge line", sc_stdio_ndjson),
     ("stdio: bogus LSP lengths", sc_stdio_lsp),
 ]
@@ -1018,7 +1236,7 @@ def main():
     t_start = time.monotonic()
     rows = []
     for i, (name, fn) in enumerate(SCENARIOS):
-        if only and not name.startswith("unloaded") and fn.__name__[3:] not in only and str(i + 1) not in only:
+        if only and "unloaded" not in name and fn.__name__[3:] not in only and str(i + 1) not in only:
             continue
         for kind in KINDS:
             t0 = time.monotonic()
@@ -1038,12 +1256,12 @@ def main():
     # (same server, same kind of connection), no failure.
     unloaded = {}
     for name, kind, r in rows:
-        if name.startswith("unloaded") and r.get("p99_secs"):
+        if "unloaded" in name and r.get("p99_secs"):
             unloaded[(kind, r.get("keepalive", False))] = r["p99_secs"]
     for name, kind, r in rows:
         ref = unloaded.get((kind, r.get("keepalive", False)))
         p = r.get("p99_secs")
-        if name.startswith("unloaded") or ref is None or p is None:
+        if "unloaded" in name or ref is None or p is None:
             r["goal"] = "-"
             continue
         ratio = p / ref
