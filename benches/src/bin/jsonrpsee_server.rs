@@ -3,7 +3,7 @@
 //! in the load test (`benches/load.sh`).
 //!
 //! ```text
-//! jsonrpsee_server [--listen ADDR] [--threads N] [--ws]
+//! jsonrpsee_server [--listen ADDR] [--threads N] [--max-connections N] [--ws]
 //! ```
 //! `--ws`: WebSocket only (the peer of `switchboard serve`'s WebSocket in
 //! `benches/ws.sh`), otherwise HTTP only. Over WebSocket it also has the
@@ -12,7 +12,8 @@
 //! client reads (jsonrpsee's `SubscriptionSink::send` waits for room, as
 //! switchboard's `send_async` does), `bench_unsubscribe` stops it.
 //! `--listen` defaults to 127.0.0.1:8081 (port 0: any free port); `--threads` is the
-//! tokio worker count (default: the number of CPUs). Prints
+//! tokio worker count (default: the number of CPUs); `--max-connections` the
+//! connection cap (default 10 000, as `switchboard serve`'s). Prints
 //! `jsonrpsee listening on http://ADDR/` on stdout once it accepts connections, then
 //! serves until Ctrl-C or SIGTERM.
 //!
@@ -35,13 +36,15 @@ use switchboard_benches::dispatch;
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
 
-const USAGE: &str = "usage: jsonrpsee_server [--listen ADDR] [--threads N] [--ws]\n";
+const USAGE: &str =
+    "usage: jsonrpsee_server [--listen ADDR] [--threads N] [--max-connections N] [--ws]\n";
 
 fn main() -> ExitCode {
     let mut listen = "127.0.0.1:8081".to_owned();
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut ws = false;
+    let mut max_connections: u32 = 10_000;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         if arg == "--ws" {
@@ -60,6 +63,15 @@ fn main() -> ExitCode {
                 _ => {
                     eprint!(
                         "jsonrpsee_server: --threads: {v:?} is not a positive integer\n{USAGE}"
+                    );
+                    return ExitCode::from(2);
+                }
+            },
+            ("--max-connections", Some(v)) => match v.parse::<u32>() {
+                Ok(n) if n > 0 => max_connections = n,
+                _ => {
+                    eprint!(
+                        "jsonrpsee_server: --max-connections: {v:?} is not a positive integer\n{USAGE}"
                     );
                     return ExitCode::from(2);
                 }
@@ -90,7 +102,7 @@ fn main() -> ExitCode {
         };
         let config = builder
             .max_request_body_size(8 << 20)
-            .max_connections(10_000)
+            .max_connections(max_connections)
             .set_batch_request_config(BatchRequestConfig::Limit(1000))
             .build();
         let server = match Server::builder().set_config(config).build(&listen).await {
