@@ -8,7 +8,9 @@ use crate::{Router, Session};
 #[test]
 fn ids_are_distinct_and_shaped_like_geths() {
     let mut seen = std::collections::HashSet::new();
-    for n in 0..10_000 {
+    // Under Miri (which takes minutes for 10 000 ids) a sample.
+    let count = if cfg!(miri) { 50 } else { 10_000 };
+    for n in 0..count {
         let id = fresh_id(7, n);
         assert_eq!(id.len(), 34);
         assert!(id.starts_with("0x"));
