@@ -11,9 +11,10 @@
 //! dropped midway), whose answer was not read to its end, or that the server
 //! does not keep alive (`Connection: close`, HTTP/1.0 without keep-alive, a
 //! body that ends with the connection) is dropped, never reused. A request
-//! that a reused connection could not send whole, or whose reused connection
-//! was closed by the server before any byte of the answer arrived (it closed
-//! it while idle), is sent again once on a fresh one.
+//! that a reused connection could not send whole (unless the server answered
+//! it anyway, as with a 413 before the body), or whose reused connection was
+//! closed by the server before any byte of the answer arrived (it closed it
+//! while idle), is sent again once on a fresh one.
 
 mod codec;
 
@@ -141,13 +142,23 @@ impl Http {
         conn.head.extend_from_slice(&self.head);
         push_decimal(&mut conn.head, body.len());
         conn.head.extend_from_slice(b"\r\n\r\n");
-        if let Err(e) = write_all(&mut conn.stream, &conn.head, body).await {
-            // Not sent whole: the server cannot have taken it.
-            return Err(Failure::Unanswered(Error::Transport(format!(
-                "sending the request: {e}"
-            ))));
+        let Err(e) = write_all(&mut conn.stream, &conn.head, body).await else {
+            return codec::read_answer(&mut conn.stream, &mut conn.buf, self.max_response_bytes)
+                .await;
+        };
+        // Not sent whole: the server cannot have taken it. It may have
+        // answered first, though, and stopped reading (413 to a body over its
+        // limit, then closed): that answer, if it arrived whole (the broken
+        // connection gives what it received, then its end or error).
+        let sending = || Error::Transport(format!("sending the request: {e}"));
+        match codec::read_answer(&mut conn.stream, &mut conn.buf, self.max_response_bytes).await {
+            Ok(answer) => Ok(codec::Answer {
+                reusable: false,
+                ..answer
+            }),
+            Err(Failure::Unanswered(_)) => Err(Failure::Unanswered(sending())),
+            Err(Failure::Failed(_)) => Err(Failure::Failed(sending())),
         }
-        codec::read_answer(&mut conn.stream, &mut conn.buf, self.max_response_bytes).await
     }
 
     /// Sends `body` on a new connection.

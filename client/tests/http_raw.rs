@@ -664,3 +664,27 @@ async fn an_idle_connection_the_server_wrote_on_is_not_used() {
     assert_eq!(call(&client, 2).await.unwrap(), 2);
     assert_eq!(connections(&accepted), 2);
 }
+
+#[tokio::test]
+async fn an_answer_sent_before_the_request_was_read_whole_is_reported() {
+    // A server refuses a body over its limit from the head alone, answers 413
+    // and closes with the body unread (a reset): the client's write fails,
+    // but the answer came first.
+    let (url, accepted) = serve(|_, mut peer| async move {
+        while !peer.buf.windows(4).any(|w| w == b"\r\n\r\n") {
+            if peer.read().await.is_none() {
+                return;
+            }
+        }
+        peer.send("HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\nContent-Length: 9\r\n\r\ntoo large")
+            .await;
+    })
+    .await;
+    let client = client_with_timeout(&url).await.unwrap();
+    let big = "x".repeat(32 << 20);
+    match client.request_raw("echo", &[big]).await {
+        Err(Error::Http { status: 413, body }) => assert_eq!(body, "too large"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(connections(&accepted), 1);
+}
