@@ -14,7 +14,10 @@
 //! that a reused connection could not send whole (unless the server answered
 //! it anyway, as with a 413 before the body), or whose reused connection was
 //! closed by the server before any byte of the answer arrived (it closed it
-//! while idle), is sent again once on a fresh one.
+//! while idle), is sent again once on a fresh one. The second case cannot
+//! tell a server that closed the idle connection as the request arrived from
+//! one that took the request and then died without a byte of answer: that
+//! one gets the request twice.
 
 mod codec;
 
