@@ -10,7 +10,8 @@
 //! bounded by the server, which both stacks share; CPU per call is the
 //! client's CPU time over the calls it made: the process's
 //! (`CLOCK_PROCESS_CPUTIME_ID`) less the server thread's, so that a thread a
-//! client starts counts too.
+//! client starts counts too. "server busy" is the server thread's CPU time
+//! over the run's wall time: near 100%, the server is the bound.
 //!
 //! `cargo run --release -p switchboard-client --example calls_per_second [ROUNDS [SECONDS]]`
 //! [default: 3 rounds of 1 s]
@@ -171,10 +172,12 @@ impl Stack {
     }
 }
 
-/// One run: calls per second, and the client's CPU time per call.
+/// One run: calls per second, the client's CPU time per call, and the
+/// server thread's CPU time over the wall time.
 struct Run {
     rate: f64,
     cpu_per_call: Duration,
+    server_busy: f64,
 }
 
 /// `stack` called by `tasks` tasks for `secs` (on the current-thread runtime
@@ -182,6 +185,7 @@ struct Run {
 async fn run(stack: &Arc<Stack>, tasks: usize, secs: f64, server: libc::clockid_t) -> Run {
     let until = Instant::now() + Duration::from_secs_f64(secs);
     let cpu = client_cpu(server);
+    let server_cpu = self::cpu(server);
     let start = Instant::now();
     let handles: Vec<_> = (0..tasks)
         .map(|_| {
@@ -202,9 +206,11 @@ async fn run(stack: &Arc<Stack>, tasks: usize, secs: f64, server: libc::clockid_
     }
     let elapsed = start.elapsed();
     let cpu = client_cpu(server).saturating_sub(cpu);
+    let server_cpu = self::cpu(server).saturating_sub(server_cpu);
     Run {
         rate: calls as f64 / elapsed.as_secs_f64(),
         cpu_per_call: cpu / calls.max(1) as u32,
+        server_busy: server_cpu.as_secs_f64() / elapsed.as_secs_f64(),
     }
 }
 
@@ -283,9 +289,10 @@ fn main() {
                 for (s, (name, stack)) in stacks.iter().enumerate() {
                     let r = run(stack, tasks, secs, server_clock).await;
                     println!(
-                        "round {round}, {tasks:>2} in flight, {name:<16} {:>8.0} calls/s {:>6.2} us client CPU/call",
+                        "round {round}, {tasks:>2} in flight, {name:<16} {:>8.0} calls/s {:>6.2} us client CPU/call, server busy {:>3.0}%",
                         r.rate,
-                        us(r.cpu_per_call)
+                        us(r.cpu_per_call),
+                        r.server_busy * 100.0
                     );
                     results[t][s].push(r);
                 }
@@ -297,6 +304,7 @@ fn main() {
                 let (a, b) = (&results[t][ours], &results[t][theirs]);
                 let rate = |v: &[Run]| median(v.iter().map(|r| r.rate).collect());
                 let cpu = |v: &[Run]| median(v.iter().map(|r| us(r.cpu_per_call)).collect());
+                let busy = |v: &[Run]| median(v.iter().map(|r| r.server_busy * 100.0).collect());
                 let rate_ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| x.rate / y.rate).collect();
                 let cpu_ratios: Vec<f64> = a
                     .iter()
@@ -309,12 +317,14 @@ fn main() {
                     format!("{lo:.2}-{hi:.2}")
                 };
                 println!(
-                    "{tasks:>2} in flight, {transport}: switchboard-client {:>8.0} calls/s {:>6.2} us CPU/call, \
-                     jsonrpsee {:>8.0} calls/s {:>6.2} us CPU/call: calls/s {:.2}x [{}], CPU/call {:.2}x fewer [{}]",
+                    "{tasks:>2} in flight, {transport}: switchboard-client {:>8.0} calls/s {:>6.2} us CPU/call (server busy {:.0}%), \
+                     jsonrpsee {:>8.0} calls/s {:>6.2} us CPU/call ({:.0}%): calls/s {:.2}x [{}], CPU/call {:.2}x fewer [{}]",
                     rate(a),
                     cpu(a),
+                    busy(a),
                     rate(b),
                     cpu(b),
+                    busy(b),
                     rate(a) / rate(b),
                     range(&rate_ratios),
                     cpu(b) / cpu(a),

@@ -1,41 +1,62 @@
 //! The HTTP transport: one POST per message, each on a keep-alive HTTP/1.1
-//! connection of a small pool of our own (hyper's `client::conn::http1`
-//! handshake over a `TcpStream`).
+//! connection of a small pool of our own: plain `TcpStream`s, the request
+//! written by us and the answer read by us ([`codec`]), in the caller's own
+//! future (no task per connection, no channel between the call and its
+//! connection).
 //!
-//! A call takes an idle connection (or opens one), sends, reads the whole
-//! answer and puts the connection back: concurrent calls each use a
-//! connection of their own. A connection that failed, timed out (the call's
-//! future dropped) or whose answer was not read to its end is dropped, never
-//! reused. A request that a reused connection could not send at all (the
-//! server had closed it while idle) is sent again once on a fresh one.
+//! A call takes an idle connection (or opens one), writes the whole request
+//! at once, reads the whole answer and puts the connection back: concurrent
+//! calls each use a connection of their own (one request at a time on each:
+//! no pipelining). A connection that failed, timed out (the call's future
+//! dropped midway), whose answer was not read to its end, or that the server
+//! does not keep alive (`Connection: close`, HTTP/1.0 without keep-alive, a
+//! body that ends with the connection) is dropped, never reused. A request
+//! that a reused connection could not send whole (unless the server answered
+//! it anyway, as with a 413 before the body), or whose reused connection was
+//! closed by the server before any byte of the answer arrived (it closed it
+//! while idle), is sent again once on a fresh one. The second case cannot
+//! tell a server that closed the idle connection as the request arrived from
+//! one that took the request and then died without a byte of answer: that
+//! one gets the request twice.
 
+mod codec;
+
+use std::io::{self, IoSlice};
 use std::sync::{Mutex, MutexGuard};
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
-use hyper::{Method, Request, StatusCode, Uri};
-use hyper_util::rt::TokioIo;
+use bytes::{Bytes, BytesMut};
+use hyper::Uri;
+use hyper::header::HeaderValue;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 
 use crate::Error;
-
-/// How much of an error status's body is kept.
-const ERROR_BODY_BYTES: usize = 1024;
+use codec::Failure;
 
 /// How many idle connections are kept; more are closed when their call ends.
 const MAX_IDLE: usize = 64;
 
-type Conn = SendRequest<Full<Bytes>>;
+/// The read buffer a new connection starts with.
+const READ_BUFFER_BYTES: usize = 8 << 10;
+
+/// One keep-alive connection.
+struct Conn {
+    stream: TcpStream,
+    /// What was read and not used yet (empty between answers).
+    buf: BytesMut,
+    /// The request head being written (kept for its allocation).
+    head: Vec<u8>,
+}
 
 pub(crate) struct Http {
-    /// Where to connect (the host without IPv6 brackets) and the `Host` header.
+    /// Where to connect (the host without IPv6 brackets).
     host: String,
     port: u16,
-    authority: HeaderValue,
-    /// The request target (origin form).
-    path: Uri,
-    auth: Option<HeaderValue>,
+    /// The URL's authority, for messages.
+    authority: String,
+    /// The request head up to the `Content-Length` value: the request line,
+    /// `Host`, `Content-Type` and `Authorization`.
+    head: Vec<u8>,
     max_response_bytes: usize,
     idle: Mutex<Vec<Conn>>,
 }
@@ -46,30 +67,40 @@ impl Http {
         token: Option<&str>,
         max_response_bytes: usize,
     ) -> Result<Self, Error> {
-        let auth = token
-            .map(|t| {
-                HeaderValue::try_from(format!("Bearer {t}"))
-                    .map_err(|_| Error::Unsupported("the token is not a valid header value".into()))
-            })
-            .transpose()?;
         let host = uri
             .host()
             .ok_or_else(|| Error::Unsupported(format!("{uri} has no host")))?;
         let port = uri.port_u16().unwrap_or(80);
         let authority = uri.authority().map_or(host, |a| a.as_str());
-        let authority = HeaderValue::try_from(authority)
+        // Checked as header values: no control characters (CR, LF) in the head.
+        HeaderValue::try_from(authority)
             .map_err(|_| Error::Unsupported(format!("{uri}: the host is not a header value")))?;
-        let path: Uri = uri
-            .path_and_query()
-            .map_or("/", |p| p.as_str())
-            .parse()
-            .map_err(|e| Error::Unsupported(format!("{uri}: the path: {e}")))?;
+        let auth = token
+            .map(|t| {
+                let v = format!("Bearer {t}");
+                HeaderValue::try_from(v.as_str()).map_err(|_| {
+                    Error::Unsupported("the token is not a valid header value".into())
+                })?;
+                Ok(v)
+            })
+            .transpose()?;
+        // The URI parser leaves no space or control character in the path.
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        let path = if path.is_empty() { "/" } else { path };
+        let mut head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n"
+        );
+        if let Some(a) = auth {
+            head.push_str("Authorization: ");
+            head.push_str(&a);
+            head.push_str("\r\n");
+        }
+        head.push_str("Content-Length: ");
         Ok(Http {
             host: host.trim_start_matches('[').trim_end_matches(']').into(),
             port,
-            authority,
-            path,
-            auth,
+            authority: authority.into(),
+            head: head.into_bytes(),
             max_response_bytes,
             idle: Mutex::new(Vec::new()),
         })
@@ -80,52 +111,73 @@ impl Http {
         self.idle.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// An idle connection that is still open, if there is one.
-    async fn reuse(&self) -> Option<Conn> {
+    /// An idle connection that is not known to be closed, if there is one.
+    fn reuse(&self) -> Option<Conn> {
         loop {
-            let mut conn = self.idle().pop()?;
-            if conn.is_closed() {
-                continue;
-            }
-            // Ready at once, or as soon as its task has seen the last answer's end.
-            if conn.ready().await.is_ok() {
-                return Some(conn);
+            let conn = self.idle().pop()?;
+            // Nothing may come on an idle connection: its end (the server
+            // closed it) or stray bytes rule it out. No system call unless the
+            // reactor has seen it readable.
+            let mut probe = [0u8; 1];
+            match conn.stream.try_read(&mut probe) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Some(conn),
+                _ => continue,
             }
         }
     }
 
-    /// A new connection; its task runs on tokio until the connection closes
-    /// or the [`SendRequest`] is dropped.
+    /// A new connection.
     async fn open(&self) -> Result<Conn, Error> {
-        let describe_addr = || format!("connecting to {}", self.authority.to_str().unwrap_or("?"));
-        let stream = tokio::net::TcpStream::connect((self.host.as_str(), self.port))
+        let stream = TcpStream::connect((self.host.as_str(), self.port))
             .await
-            .map_err(|e| Error::Transport(format!("{}: {e}", describe_addr())))?;
+            .map_err(|e| Error::Transport(format!("connecting to {}: {e}", self.authority)))?;
         let _ = stream.set_nodelay(true);
-        let (conn, task) = http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| Error::Transport(format!("{}: {}", describe_addr(), describe(&e))))?;
-        tokio::spawn(task);
-        Ok(conn)
+        Ok(Conn {
+            stream,
+            buf: BytesMut::with_capacity(READ_BUFFER_BYTES),
+            head: Vec::with_capacity(self.head.len() + 24),
+        })
     }
 
-    /// Sends `req` on a new connection.
-    async fn send_fresh(
-        &self,
-        req: Request<Full<Bytes>>,
-    ) -> Result<(Conn, hyper::Response<hyper::body::Incoming>), Error> {
+    /// Sends `body` on `conn` and reads the answer.
+    async fn exchange(&self, conn: &mut Conn, body: &[u8]) -> Result<codec::Answer, Failure> {
+        conn.head.clear();
+        conn.head.extend_from_slice(&self.head);
+        push_decimal(&mut conn.head, body.len());
+        conn.head.extend_from_slice(b"\r\n\r\n");
+        let Err(e) = write_all(&mut conn.stream, &conn.head, body).await else {
+            return codec::read_answer(&mut conn.stream, &mut conn.buf, self.max_response_bytes)
+                .await;
+        };
+        // Not sent whole: the server cannot have taken it. It may have
+        // answered first, though, and stopped reading (413 to a body over its
+        // limit, then closed): that answer, if it arrived whole (the broken
+        // connection gives what it received, then its end or error).
+        let sending = || Error::Transport(format!("sending the request: {e}"));
+        match codec::read_answer(&mut conn.stream, &mut conn.buf, self.max_response_bytes).await {
+            Ok(answer) => Ok(codec::Answer {
+                reusable: false,
+                ..answer
+            }),
+            Err(Failure::Unanswered(_)) => Err(Failure::Unanswered(sending())),
+            Err(Failure::Failed(_)) => Err(Failure::Failed(sending())),
+        }
+    }
+
+    /// Sends `body` on a new connection.
+    async fn exchange_fresh(&self, body: &[u8]) -> Result<(Conn, codec::Answer), Error> {
         let mut conn = self.open().await?;
-        let resp = conn
-            .send_request(req)
+        let answer = self
+            .exchange(&mut conn, body)
             .await
-            .map_err(|e| Error::Transport(describe(&e)))?;
-        Ok((conn, resp))
+            .map_err(Failure::into_error)?;
+        Ok((conn, answer))
     }
 
     /// Keeps `conn` for the next call (if there is room).
     fn put_back(&self, conn: Conn) {
         let mut idle = self.idle();
-        if idle.len() < MAX_IDLE && !conn.is_closed() {
+        if idle.len() < MAX_IDLE {
             idle.push(conn);
         }
     }
@@ -133,78 +185,71 @@ impl Http {
     /// Posts `body`; the answer's body, or `None` for 204 No Content (what a
     /// server answers to notifications only).
     pub(crate) async fn post(&self, body: Vec<u8>) -> Result<Option<Bytes>, Error> {
-        // Built in place rather than with `Request::builder` (which moves
-        // itself with each header: fewer instructions per call).
-        let mut req = Request::new(Full::new(Bytes::from(body)));
-        *req.method_mut() = Method::POST;
-        *req.uri_mut() = self.path.clone();
-        let headers = req.headers_mut();
-        headers.reserve(3);
-        headers.insert(HOST, self.authority.clone());
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(a) = &self.auth {
-            headers.insert(AUTHORIZATION, a.clone());
-        }
-        let (conn, resp) = match self.reuse().await {
-            Some(mut conn) => match conn.try_send_request(req).await {
-                Ok(resp) => (conn, resp),
-                // Not sent at all (closed while idle): once more on a fresh one.
-                Err(mut e) => match e.take_message() {
-                    Some(req) => self.send_fresh(req).await?,
-                    None => return Err(Error::Transport(describe(e.error()))),
-                },
-            },
-            None => self.send_fresh(req).await?,
-        };
-        let status = resp.status();
-        if status == StatusCode::NO_CONTENT {
-            // No body: the connection is ready for the next request.
-            self.put_back(conn);
-            return Ok(None);
-        }
-        if status != StatusCode::OK {
-            let body = Limited::new(resp.into_body(), ERROR_BODY_BYTES)
-                .collect()
-                .await
-                .map(|b| b.to_bytes());
-            let read_whole = body.is_ok();
-            if read_whole {
-                self.put_back(conn);
-            }
-            return Err(Error::Http {
-                status: status.as_u16(),
-                body: String::from_utf8_lossy(&body.unwrap_or_default()).into_owned(),
-            });
-        }
-        let body = Limited::new(resp.into_body(), self.max_response_bytes)
-            .collect()
-            .await
-            .map_err(|e| {
-                if e.is::<http_body_util::LengthLimitError>() {
-                    Error::InvalidResponse(format!(
-                        "the response is larger than {} bytes",
-                        self.max_response_bytes
-                    ))
-                } else {
-                    Error::Transport(format!("reading the response: {e}"))
+        let (conn, answer) = match self.reuse() {
+            Some(mut conn) => match self.exchange(&mut conn, &body).await {
+                Ok(answer) => (conn, answer),
+                // Closed by the server while idle: once more on a fresh one.
+                Err(Failure::Unanswered(_)) => {
+                    drop(conn);
+                    self.exchange_fresh(&body).await?
                 }
-            })?;
-        // Read to its end: hyper's task makes the connection ready again (the
-        // next call's `ready()` waits for it).
-        self.put_back(conn);
-        Ok(Some(body.to_bytes()))
+                Err(Failure::Failed(e)) => return Err(e),
+            },
+            None => self.exchange_fresh(&body).await?,
+        };
+        if answer.reusable {
+            self.put_back(conn);
+        }
+        match answer.status {
+            200 => Ok(Some(answer.body)),
+            204 => Ok(None),
+            status => Err(Error::Http {
+                status,
+                body: String::from_utf8_lossy(&answer.body).into_owned(),
+            }),
+        }
     }
 }
 
-/// The error and its causes, one after the other (hyper's own message is
-/// terse: "client error (Connect)").
-fn describe(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        cause = c.source();
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut Vec<u8>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
     }
-    s
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// Writes `head` then `body`, in one system call when the socket takes them.
+async fn write_all(stream: &mut TcpStream, head: &[u8], body: &[u8]) -> io::Result<()> {
+    let mut slices = [IoSlice::new(head), IoSlice::new(body)];
+    let mut slices = &mut slices[..];
+    while !slices.is_empty() {
+        let n = stream.write_vectored(slices).await?;
+        if n == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        IoSlice::advance_slices(&mut slices, n);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_decimal;
+
+    #[test]
+    fn decimals() {
+        for n in [0, 7, 10, 99, 100, 12345, usize::MAX] {
+            let mut v = b"x".to_vec();
+            push_decimal(&mut v, n);
+            assert_eq!(v, format!("x{n}").into_bytes());
+        }
+    }
 }

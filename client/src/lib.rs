@@ -39,9 +39,11 @@
 //! # Ok(()) }
 //! ```
 //!
-//! HTTP is keep-alive HTTP/1.1 connections (hyper's `client::conn::http1`) in
-//! a small pool of the client's own, one per call in flight, idle ones reused
-//! (`http://` only: no TLS); WebSocket (`ws://`) is one connection per
+//! HTTP is keep-alive HTTP/1.1 connections in a small pool of the client's
+//! own, one per call in flight, idle ones reused; the client writes the
+//! requests and reads the answers itself (heads parsed with `httparse`;
+//! `Content-Length`, chunked or until the connection ends), in the calling
+//! future (`http://` only: no TLS). WebSocket (`ws://`) is one connection per
 //! [`Client`], its answers read by a task of its own.
 
 mod batch;

@@ -249,3 +249,31 @@ async fn connections_the_server_closed_or_a_timeout_broke_are_not_reused() {
         "3"
     );
 }
+
+#[tokio::test]
+async fn a_body_over_the_servers_limit_gets_its_413() {
+    let mut config = switchboard::ParserConfig::new();
+    config.max_message_bytes(1000);
+    let router = demo::register(Router::builder(), Arc::default())
+        .config(config)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    tokio::spawn(serve_with(
+        listener,
+        Switchboard::new(router),
+        ServeConfig::default(),
+        std::future::pending(),
+    ));
+    let client = Client::connect(&url).await.unwrap();
+    // Small enough to be sent whole before the answer, and so large that the
+    // server closes the connection while it is still being written.
+    for len in [2000, 32 << 20] {
+        match client.request_raw("sum", &["x".repeat(len)]).await {
+            Err(Error::Http { status: 413, .. }) => {}
+            other => panic!("{len} bytes: {other:?}"),
+        }
+        assert_eq!(client.request::<_, i64>("sum", &[1, 2]).await.unwrap(), 3);
+    }
+}
