@@ -10,19 +10,27 @@
 //! no pipelining). A connection that failed, timed out (the call's future
 //! dropped midway), whose answer was not read to its end, or that the server
 //! does not keep alive (`Connection: close`, HTTP/1.0 without keep-alive, a
-//! body that ends with the connection) is dropped, never reused. A request
-//! that a reused connection could not send whole (unless the server answered
-//! it anyway, as with a 413 before the body), or whose reused connection was
-//! closed by the server before any byte of the answer arrived (it closed it
-//! while idle), is sent again once on a fresh one. The second case cannot
-//! tell a server that closed the idle connection as the request arrived from
-//! one that took the request and then died without a byte of answer: that
-//! one gets the request twice.
+//! body that ends with the connection) is dropped, never reused.
+//!
+//! A request is never sent twice: a JSON-RPC call may act (a transfer, a
+//! tool with effects), and a server that read it and closed without a byte
+//! of answer may have acted on it. So an idle connection is looked at before
+//! it is reused (one that has ended, or on which the server wrote anything,
+//! is dropped: servers close idle connections); only a request that a reused
+//! connection could not take whole (the server had closed it) is sent again,
+//! once, on a fresh one. A request written whole and then met by the end of
+//! the connection fails with [`Error::Transport`] (`the server closed the
+//! connection without answering`): the caller decides whether it may be sent
+//! again. This is the rule of Go's `net/http` for requests that are not
+//! idempotent; hyper's client (which this replaces) retried only unsent
+//! requests too.
 
 mod codec;
 
 use std::io::{self, IoSlice};
+use std::mem::MaybeUninit;
 use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use hyper::Uri;
@@ -39,6 +47,14 @@ const MAX_IDLE: usize = 64;
 /// The read buffer a new connection starts with.
 const READ_BUFFER_BYTES: usize = 8 << 10;
 
+/// How long a connection may have been idle and still be taken on the
+/// reactor's word that nothing came on it; longer, it is asked with a
+/// system call (a peek) whether the server closed it. Servers close idle
+/// connections after seconds; between the quick calls of a busy client the
+/// reactor has seen everything that mattered, and the peek would cost each
+/// call a system call.
+const PROBE_AFTER: Duration = Duration::from_millis(50);
+
 /// One keep-alive connection.
 struct Conn {
     stream: TcpStream,
@@ -46,6 +62,8 @@ struct Conn {
     buf: BytesMut,
     /// The request head being written (kept for its allocation).
     head: Vec<u8>,
+    /// When it was put back in the pool.
+    idle_since: Instant,
 }
 
 pub(crate) struct Http {
@@ -116,10 +134,17 @@ impl Http {
         loop {
             let conn = self.idle().pop()?;
             // Nothing may come on an idle connection: its end (the server
-            // closed it) or stray bytes rule it out. No system call unless the
-            // reactor has seen it readable.
-            let mut probe = [0u8; 1];
-            match conn.stream.try_read(&mut probe) {
+            // closed it) or stray bytes rule it out. Recently used: no system
+            // call unless the reactor has seen it readable; idle for longer:
+            // a peek (the socket is non-blocking) asks the kernel itself.
+            let quiet = if conn.idle_since.elapsed() < PROBE_AFTER {
+                let mut probe = [0u8; 1];
+                conn.stream.try_read(&mut probe)
+            } else {
+                let mut probe = [MaybeUninit::<u8>::uninit(); 1];
+                socket2::SockRef::from(&conn.stream).peek(&mut probe)
+            };
+            match quiet {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Some(conn),
                 _ => continue,
             }
@@ -136,6 +161,7 @@ impl Http {
             stream,
             buf: BytesMut::with_capacity(READ_BUFFER_BYTES),
             head: Vec::with_capacity(self.head.len() + 24),
+            idle_since: Instant::now(),
         })
     }
 
@@ -146,8 +172,10 @@ impl Http {
         push_decimal(&mut conn.head, body.len());
         conn.head.extend_from_slice(b"\r\n\r\n");
         let Err(e) = write_all(&mut conn.stream, &conn.head, body).await else {
+            // Written whole: the server may have acted on it, whatever follows.
             return codec::read_answer(&mut conn.stream, &mut conn.buf, self.max_response_bytes)
-                .await;
+                .await
+                .map_err(|f| Failure::Failed(f.into_error()));
         };
         // Not sent whole: the server cannot have taken it. It may have
         // answered first, though, and stopped reading (413 to a body over its
@@ -175,7 +203,8 @@ impl Http {
     }
 
     /// Keeps `conn` for the next call (if there is room).
-    fn put_back(&self, conn: Conn) {
+    fn put_back(&self, mut conn: Conn) {
+        conn.idle_since = Instant::now();
         let mut idle = self.idle();
         if idle.len() < MAX_IDLE {
             idle.push(conn);
@@ -188,7 +217,8 @@ impl Http {
         let (conn, answer) = match self.reuse() {
             Some(mut conn) => match self.exchange(&mut conn, &body).await {
                 Ok(answer) => (conn, answer),
-                // Closed by the server while idle: once more on a fresh one.
+                // Not taken whole (the server had closed it while idle):
+                // once more on a fresh one.
                 Err(Failure::Unanswered(_)) => {
                     drop(conn);
                     self.exchange_fresh(&body).await?
