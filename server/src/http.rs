@@ -1426,7 +1426,7 @@ where
                 let _ = stream.set_nodelay(true);
                 tokio::spawn(connection(
                     (stream, peer),
-                    service.connection_with_upgrades(),
+                    service.clone(),
                     (builders.clone(), make.clone()),
                     [config.header_read_timeout, config.write_timeout],
                     (Watched::admit(&registry), stopped.clone()),
@@ -1631,7 +1631,7 @@ impl<T: hyper::rt::Write + Unpin> hyper::rt::Write for CountedIo<T> {
 /// with the preface), steered by the sweeper.
 async fn connection<M, S, B>(
     (stream, peer): (tokio::net::TcpStream, std::net::SocketAddr),
-    (service, upgrades): (Switchboard, UpgradeSlot),
+    server: Switchboard,
     (builders, make): (Arc<Builders>, M),
     [idle_limit, write_limit]: [Duration; 2],
     (mut watched, mut stopped): (Watched, tokio::sync::watch::Receiver<bool>),
@@ -1658,15 +1658,8 @@ async fn connection<M, S, B>(
         write_blocked: AtomicBool::new(false),
     });
     watched.watch(&ctl);
-    let io = CountedIo {
-        io: TokioIo::new(stream),
-        ctl: ctl.clone(),
-    };
-    let router = service.shared.router.clone();
-    let ws_config = service.shared.ws;
-    let service = make(service, ctl.clone());
     let h2 = match &builders.http2 {
-        Some(b) => match opens_with_h2_preface(io.io.inner(), &ctl).await {
+        Some(b) => match opens_with_h2_preface(&stream, &ctl).await {
             Some(true) => Some(b),
             Some(false) => None,
             None => {
@@ -1676,6 +1669,18 @@ async fn connection<M, S, B>(
             }
         },
         None => None,
+    };
+    // The connection's service, made once the client has sent something (at once
+    // with HTTP/2 off: nothing is peeked): a connection that never sends costs
+    // none of its allocations (its session pool and `Connection` context).
+    let (service, upgrades) = server.connection_with_upgrades();
+    drop(server);
+    let router = service.shared.router.clone();
+    let ws_config = service.shared.ws;
+    let service = make(service, ctl.clone());
+    let io = CountedIo {
+        io: TokioIo::new(stream),
+        ctl: ctl.clone(),
     };
     let result = match h2 {
         None => {
