@@ -50,7 +50,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -1009,11 +1009,14 @@ where
 /// [`serve`] with explicit settings.
 ///
 /// Each connection is one task running hyper's connection (HTTP/1.1, or HTTP/2
-/// when its first bytes, peeked, are HTTP/2's preface), plus a watchdog task that wakes four times per
-/// `header_read_timeout` to close it when idle and starts its graceful shutdown:
-/// nothing of this runs per request (hyper's own header timeout would arm a timer
-/// for every request; graceful-shutdown wrappers poll a channel on every wake-up).
-/// HTTP/2 runs each stream's call in a task of its own (hyper's way).
+/// when its first bytes, peeked, are HTTP/2's preface). One sweeper task per call
+/// of this function watches all of them: it wakes four times per
+/// `header_read_timeout` (or `write_timeout`, the shorter), closes the connections
+/// idle or stalled past their limits and starts their graceful shutdown when the
+/// server stops. Nothing of this runs per request (hyper's own header timeout would
+/// arm a timer for every request; graceful-shutdown wrappers poll a channel on
+/// every wake-up), and an idle connection costs no task, timer or channel of its
+/// own. HTTP/2 runs each stream's call in a task of its own (hyper's way).
 ///
 /// A connection that sends no request within `header_read_timeout` is closed:
 ///
@@ -1269,7 +1272,7 @@ pub fn cors<S: AsRef<str>>(origins: &[S]) -> Result<tower_http::cors::CorsLayer,
         .max_age(Duration::from_secs(600)))
 }
 
-/// A connection's service that counts its calls for the watchdog (a call starts
+/// A connection's service that counts its calls for the sweeper (a call starts
 /// when hyper calls the service, on the connection's task; it finishes when its
 /// future is done or dropped, on whatever task ran it).
 struct Counted<S> {
@@ -1293,7 +1296,7 @@ impl<S: hyper::service::Service<Request<Incoming>>> hyper::service::Service<Requ
     }
 }
 
-/// A call of [`Counted`]: finished (for the watchdog) when done or dropped.
+/// A call of [`Counted`]: finished (for the sweeper) when done or dropped.
 struct CountedCall<F> {
     call: F,
     /// Counts the call as finished when dropped.
@@ -1330,7 +1333,7 @@ struct Builders {
 
 impl Builders {
     fn new(config: &ServeConfig) -> Self {
-        // No timer: the watchdog does the header timeout (see `watchdog`). Half-close:
+        // No timer: the sweeper does the header timeout (see `sweeper`). Half-close:
         // a client that sends its requests and then shuts its write side down still
         // gets every answer (hyper would otherwise drop a request whose EOF it read
         // with it). hyper's read buffer grows to `max_buf_size` while a large body
@@ -1343,7 +1346,7 @@ impl Builders {
             .max_buf_size(64 << 10);
         let http2 = config.http2.then(|| {
             let mut b = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
-            // No PINGs of our own (the watchdog closes idle connections), hence no timer.
+            // No PINGs of our own (the sweeper closes idle connections), hence no timer.
             b.max_concurrent_streams(config.http2_max_concurrent_streams.max(1))
                 .keep_alive_interval(None);
             b
@@ -1386,6 +1389,19 @@ where
         high: max / 4,
         flag: tokio::sync::watch::channel(false).0,
     });
+    // One sweeper for every connection of this server; it ends once the server
+    // has stopped (or this future is dropped) and its last connection has ended.
+    let registry = Arc::new(Registry::default());
+    #[cfg(test)]
+    if let Ok(addr) = listener.local_addr() {
+        tests::note_registry(addr, &registry);
+    }
+    tokio::spawn(sweeper(
+        registry.clone(),
+        [config.header_read_timeout, config.write_timeout],
+        stopped.clone(),
+        pressure.clone(),
+    ));
     loop {
         if slots.available_permits() <= pressure.low {
             pressure
@@ -1410,11 +1426,10 @@ where
                 let _ = stream.set_nodelay(true);
                 tokio::spawn(connection(
                     (stream, peer),
-                    service.connection_with_upgrades(),
+                    service.clone(),
                     (builders.clone(), make.clone()),
                     [config.header_read_timeout, config.write_timeout],
-                    stopped.clone(),
-                    pressure.clone(),
+                    (Watched::admit(&registry), stopped.clone()),
                     permit,
                 ));
             }
@@ -1446,8 +1461,8 @@ where
 /// timeout, so that they cannot keep out the clients that have a request to send.
 struct Pressure {
     slots: Arc<tokio::sync::Semaphore>,
-    /// Set by the accept loop when at most `low` slots are free; cleared by a
-    /// watchdog that finds more than `high` free.
+    /// Set by the accept loop when at most `low` slots are free; cleared by the
+    /// sweeper when it finds more than `high` free.
     flag: tokio::sync::watch::Sender<bool>,
     low: usize,
     high: usize,
@@ -1470,11 +1485,14 @@ impl Pressure {
 /// How long a connection may wait for a request while slots run short.
 const PRESSED_IDLE: Duration = Duration::from_secs(1);
 
-/// What a connection's task and its watchdog share. The counters are written by the
+/// What a connection's task and the sweeper share. The counters are written by the
 /// connection's task only.
 struct ConnCtl {
-    /// [`RUN`], [`SHUT_DOWN`] or [`CLOSE`], set by the watchdog.
+    /// [`RUN`], [`SHUT_DOWN`], [`CLOSE`] or [`STALLED`], set by the sweeper.
     order: AtomicU8,
+    /// Where this connection's entry is in its [`Registry`]'s list (`usize::MAX`
+    /// before it has one); read and written with the registry locked.
+    slot: AtomicUsize,
     /// The connection task's waker (a tokio task's waker stays valid for its life).
     waker: Waker,
     /// Calls whose request head has arrived (counted where hyper calls the
@@ -1543,7 +1561,7 @@ impl Drop for Finished<'_> {
     }
 }
 
-/// The connection's IO, telling the watchdog when an answer is still going out:
+/// The connection's IO, telling the sweeper when an answer is still going out:
 /// counting the writes that sent bytes, flagging a write that found the socket full.
 struct CountedIo<T> {
     io: T,
@@ -1610,14 +1628,13 @@ impl<T: hyper::rt::Write + Unpin> hyper::rt::Write for CountedIo<T> {
 }
 
 /// One connection's task: hyper's connection (HTTP/1.1, or HTTP/2 when it opens
-/// with the preface), steered by its watchdog.
+/// with the preface), steered by the sweeper.
 async fn connection<M, S, B>(
     (stream, peer): (tokio::net::TcpStream, std::net::SocketAddr),
-    (service, upgrades): (Switchboard, UpgradeSlot),
+    server: Switchboard,
     (builders, make): (Arc<Builders>, M),
     [idle_limit, write_limit]: [Duration; 2],
-    stopped: tokio::sync::watch::Receiver<bool>,
-    pressure: Arc<Pressure>,
+    (mut watched, mut stopped): (Watched, tokio::sync::watch::Receiver<bool>),
     permit: tokio::sync::OwnedSemaphorePermit,
 ) where
     M: Fn(Switchboard, Arc<ConnCtl>) -> S,
@@ -1629,41 +1646,41 @@ async fn connection<M, S, B>(
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     tracing::debug!(%peer, "connection opened");
-    // This task's waker, for the watchdog, taken before the watchdog exists.
+    // This task's waker, for the sweeper, taken before the sweeper sees the connection.
     let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
     let ctl = Arc::new(ConnCtl {
         order: AtomicU8::new(RUN),
+        slot: AtomicUsize::new(usize::MAX),
         waker,
         started: AtomicU64::new(0),
         finished: AtomicU64::new(0),
         written: AtomicU64::new(0),
         write_blocked: AtomicBool::new(false),
     });
-    let mut stopped_ws = stopped.clone();
-    let watchdog = tokio::spawn(watchdog(
-        ctl.clone(),
-        [idle_limit, write_limit],
-        stopped,
-        pressure,
-    ));
-    let io = CountedIo {
-        io: TokioIo::new(stream),
-        ctl: ctl.clone(),
-    };
-    let router = service.shared.router.clone();
-    let ws_config = service.shared.ws;
-    let service = make(service, ctl.clone());
+    watched.watch(&ctl);
     let h2 = match &builders.http2 {
-        Some(b) => match opens_with_h2_preface(io.io.inner(), &ctl).await {
+        Some(b) => match opens_with_h2_preface(&stream, &ctl).await {
             Some(true) => Some(b),
             Some(false) => None,
             None => {
-                watchdog.abort();
+                drop(watched);
                 drop(permit);
                 return; // closed, or gone, before its first bytes
             }
         },
         None => None,
+    };
+    // The connection's service, made once the client has sent something (at once
+    // with HTTP/2 off: nothing is peeked): a connection that never sends costs
+    // none of its allocations (its session pool and `Connection` context).
+    let (service, upgrades) = server.connection_with_upgrades();
+    drop(server);
+    let router = service.shared.router.clone();
+    let ws_config = service.shared.ws;
+    let service = make(service, ctl.clone());
+    let io = CountedIo {
+        io: TokioIo::new(stream),
+        ctl: ctl.clone(),
     };
     let result = match h2 {
         None => {
@@ -1677,12 +1694,14 @@ async fn connection<M, S, B>(
             steer(conn, &ctl, |c| c.get_mut().as_mut().graceful_shutdown()).await
         }
     };
-    watchdog.abort();
+    // Hyper is done with the connection: the sweeper has nothing more to watch (an
+    // upgraded socket has the WebSocket driver's own timeouts).
+    drop(watched);
     let upgraded = upgrades.lock().ok().and_then(|mut s| s.take());
     if let (Some(socket), Some(config)) = (upgraded, ws_config) {
         // The socket is served by this task: it keeps its connection slot.
         let stop = async move {
-            let _ = stopped_ws.wait_for(|&s| s).await;
+            let _ = stopped.wait_for(|&s| s).await;
         };
         // Boxed: inline, the WebSocket driver's state would be part of every HTTP
         // connection's task (9.3 KB, copied in at spawn, so resident), upgraded or not.
@@ -1713,7 +1732,7 @@ const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /// bytes stay in the socket for hyper: no rewinding wrapper on every read): an
 /// HTTP/1.1 request differs at its second byte at the latest, so one peek decides
 /// (a preface's first bytes alone are peeked again every 10 ms). `None` when the
-/// watchdog closed the connection first, or the peer failed.
+/// sweeper closed the connection first, or the peer failed.
 ///
 /// hyper-util's `auto` builder does the same job by reading the first 24 bytes
 /// into a buffer it then replays; measured here it cost 9 KiB per idle HTTP/1.1
@@ -1742,35 +1761,234 @@ async fn opens_with_h2_preface(stream: &tokio::net::TcpStream, ctl: &ConnCtl) ->
     }
 }
 
-/// Polls hyper's connection `conn` as the watchdog orders: on, into its graceful
+/// Polls hyper's connection `conn` as the sweeper orders: on, into its graceful
 /// shutdown (`shut`), or `None` at once when it is to close (dropping it closes it).
-async fn steer<C: Future>(conn: C, ctl: &ConnCtl, shut: impl Fn(Pin<&mut C>)) -> Option<C::Output> {
-    let mut conn = std::pin::pin!(conn);
-    let mut shutting_down = false;
-    std::future::poll_fn(|cx| {
-        match ctl.order.load(Ordering::Acquire) {
+fn steer<C: Future, F: FnMut(Pin<&mut C>)>(conn: C, ctl: &ConnCtl, shut: F) -> Steer<'_, C, F> {
+    Steer {
+        conn,
+        ctl,
+        shut,
+        shutting_down: false,
+    }
+}
+
+/// The future of [`steer`], written out: an `async fn` taking `conn` by value keeps
+/// the argument and the pinned local it moves into side by side, so every
+/// connection's task held hyper's HTTP/1.1 connection (648 bytes) twice.
+struct Steer<'a, C, F> {
+    conn: C,
+    ctl: &'a ConnCtl,
+    shut: F,
+    shutting_down: bool,
+}
+
+impl<C: Future, F: FnMut(Pin<&mut C>)> Future for Steer<'_, C, F> {
+    type Output = Option<C::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: only `conn` is structurally pinned, and it is never moved out of
+        // `self` (no method takes it by value, `Steer` has no `Drop` of its own
+        // that could move it, and it is not `Unpin` unless `C` is); the other
+        // fields are not pinned and are only used in place.
+        let this = unsafe { self.get_unchecked_mut() };
+        // SAFETY: `conn` stays where it is while `self` is pinned (see above).
+        let mut conn = unsafe { Pin::new_unchecked(&mut this.conn) };
+        match this.ctl.order.load(Ordering::Acquire) {
             RUN => {}
             SHUT_DOWN => {
-                if !shutting_down {
-                    shutting_down = true;
-                    shut(conn.as_mut());
+                if !this.shutting_down {
+                    this.shutting_down = true;
+                    (this.shut)(conn.as_mut());
                 }
             }
             _ => return Poll::Ready(None),
         }
-        conn.as_mut().poll(cx).map(Some)
-    })
-    .await
+        conn.poll(cx).map(Some)
+    }
 }
 
-/// Closes the connection once it has waited for the client's next request (no call
-/// in progress, no answer waiting for the client to read) for `idle_limit`,
-/// checking four times per `idle_limit`: closed between 1 and 1.25 times
-/// `idle_limit` after the last activity. Likewise closes it once an answer has
-/// waited `write_limit` for the client to read any of it. Starts its graceful
-/// shutdown when the server stops.
-async fn watchdog(
+/// The connections of one server that its sweeper watches: each one's control
+/// block and what the sweeper remembers of it. Connections add and remove their
+/// entry themselves ([`Watched`]); only the sweeper reads and writes the rest.
+#[derive(Default)]
+struct Registry {
+    entries: Mutex<Entries>,
+    /// Wakes the sweeper once the server has stopped and its last connection ended.
+    emptied: tokio::sync::Notify,
+}
+
+#[derive(Default)]
+struct Entries {
+    /// The watched connections, in no order (an entry leaves by `swap_remove`; each
+    /// [`ConnCtl::slot`] says where its entry is).
+    list: Vec<Entry>,
+    /// Connections accepted and not ended, with an entry or about to have one: the
+    /// sweeper ends when this is 0 after the server stopped.
+    open: usize,
+    /// The server stopped: every connection was told [`SHUT_DOWN`], and one that
+    /// comes after is told at once.
+    stopping: bool,
+}
+
+/// One connection as the sweeper sees it.
+struct Entry {
     ctl: Arc<ConnCtl>,
+    /// The connection's counters at the last sweep ([`UNSEEN`] before the first).
+    last: [u64; 3],
+    /// How long it has waited for a request, from sweep to sweep.
+    quiet: Duration,
+    /// How long its socket has stayed full, nothing written, from sweep to sweep.
+    stalled: Duration,
+}
+
+/// An entry's counters before its first sweep: never equal to real ones, so that
+/// the first sweep counts as activity (the connection's opening) and the idle time
+/// is counted from there.
+const UNSEEN: [u64; 3] = [u64::MAX; 3];
+
+impl Registry {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
+        // Nothing panics with the lock held; a poisoned lock's data is still whole.
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The server stops: tells every connection to shut down (answer the call in
+    /// progress, then close). Whether no connection is left.
+    fn stop(&self) -> bool {
+        let mut entries = self.lock();
+        entries.stopping = true;
+        for e in &entries.list {
+            e.ctl.order(SHUT_DOWN);
+        }
+        entries.open == 0
+    }
+
+    /// Whether the server has stopped and its last connection ended.
+    fn ended(&self) -> bool {
+        let entries = self.lock();
+        entries.stopping && entries.open == 0
+    }
+
+    /// One sweep, `elapsed` after the last one: closes the connections that have
+    /// waited for a request `idle_limit` or more, and those whose socket stayed full,
+    /// nothing written, for `write_limit` (each counted from sweep to sweep, the
+    /// time between sweeps added while nothing changed). Wakes the tasks it closes
+    /// with the lock held: a tokio waker only schedules the task, which takes the
+    /// lock when it ends, not when woken. The number of connections it looked at.
+    fn sweep(&self, elapsed: Duration, idle_limit: Duration, write_limit: Duration) -> usize {
+        let mut entries = self.lock();
+        for e in &mut entries.list {
+            if e.ctl.order.load(Ordering::Relaxed) >= CLOSE {
+                continue; // closing already
+            }
+            let (now, waiting) = e.ctl.activity();
+            // Waiting now, and nothing started, finished or written since the last
+            // sweep (so waiting then too): waiting all along.
+            if waiting && now == e.last {
+                e.quiet += elapsed;
+                if e.quiet >= idle_limit {
+                    e.ctl.order(CLOSE);
+                    continue;
+                }
+            } else {
+                e.quiet = Duration::ZERO;
+            }
+            // The socket full now and nothing written since the last sweep.
+            if e.ctl.write_blocked.load(Ordering::Relaxed) && now[2] == e.last[2] {
+                e.stalled += elapsed;
+                if e.stalled >= write_limit {
+                    e.ctl.order(STALLED);
+                    continue;
+                }
+            } else {
+                e.stalled = Duration::ZERO;
+            }
+            e.last = now;
+        }
+        entries.list.len()
+    }
+
+    /// The number of entries (connections watched now).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().list.len()
+    }
+}
+
+/// A connection's place in its server's [`Registry`], from its accept to its end:
+/// counted as open at once, watched once its task has its control block
+/// ([`Watched::watch`]), and out of both when dropped (the connection ended,
+/// panicked, or hyper let go of an upgraded socket).
+struct Watched {
+    registry: Arc<Registry>,
+    /// Set once the connection has an entry.
+    ctl: Option<Arc<ConnCtl>>,
+}
+
+impl Watched {
+    /// Counts an accepted connection as open, before its task runs (so that the
+    /// sweeper does not end while one is about to be watched).
+    fn admit(registry: &Arc<Registry>) -> Self {
+        registry.lock().open += 1;
+        Watched {
+            registry: registry.clone(),
+            ctl: None,
+        }
+    }
+
+    /// Gives the connection its entry; told to shut down at once if the server has
+    /// stopped already.
+    fn watch(&mut self, ctl: &Arc<ConnCtl>) {
+        let mut entries = self.registry.lock();
+        if entries.stopping {
+            ctl.order(SHUT_DOWN);
+        }
+        ctl.slot.store(entries.list.len(), Ordering::Relaxed);
+        entries.list.push(Entry {
+            ctl: ctl.clone(),
+            last: UNSEEN,
+            quiet: Duration::ZERO,
+            stalled: Duration::ZERO,
+        });
+        self.ctl = Some(ctl.clone());
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        let mut entries = self.registry.lock();
+        if let Some(ctl) = self.ctl.take() {
+            let i = ctl.slot.load(Ordering::Relaxed);
+            let gone = entries.list.swap_remove(i);
+            debug_assert!(
+                Arc::ptr_eq(&gone.ctl, &ctl),
+                "a registry entry out of place"
+            );
+            if let Some(moved) = entries.list.get(i) {
+                moved.ctl.slot.store(i, Ordering::Relaxed);
+            }
+        }
+        entries.open -= 1;
+        if entries.stopping && entries.open == 0 {
+            self.registry.emptied.notify_one();
+        }
+    }
+}
+
+/// Watches every connection of one server (its [`Registry`]): closes a connection
+/// once it has waited for the client's next request (no call in progress, no answer
+/// waiting for the client to read) for `idle_limit`, sweeping four times per
+/// `idle_limit`: closed between 1 and 1.25 times `idle_limit` after its last
+/// activity. Likewise closes one once an answer has waited `write_limit` for the
+/// client to read any of it. While connection slots run short ([`Pressure`]) the
+/// idle limit is [`PRESSED_IDLE`] and the sweeps as frequent, and the change starts
+/// a sweep at once. When the server stops (or its accept loop is dropped) it starts
+/// every connection's graceful shutdown, and goes on sweeping (a connection still
+/// sending its request headers stays open) until the last one has ended.
+async fn sweeper(
+    registry: Arc<Registry>,
     [idle_limit, write_limit]: [Duration; 2],
     mut stopped: tokio::sync::watch::Receiver<bool>,
     pressure: Arc<Pressure>,
@@ -1784,50 +2002,34 @@ async fn watchdog(
     let mut pressed = pressure.on();
     let mut flag = pressure.flag.subscribe();
     let mut stopping = false;
-    let mut quiet = Duration::ZERO;
-    let mut stalled = Duration::ZERO;
-    let (mut last, _) = ctl.activity();
     let mut checked = Instant::now();
     loop {
         let tick = if pressed { pressed_tick } else { normal_tick };
         tokio::select! {
             () = tokio::time::sleep_until(checked + tick) => {}
-            // Slots ran short: check at once, and often while they do.
+            // Slots ran short: sweep at once, and often while they do.
             Ok(()) = flag.changed(), if !pressed => {}
-            // Stopping, or the server gone (the sender dropped): shut down, and go on
-            // watching (a connection still sending its request headers stays open).
+            // Stopping, or the server gone (the sender dropped): shut every
+            // connection down, and go on sweeping while any is left.
             _ = stopped.wait_for(|&s| s), if !stopping => {
                 stopping = true;
-                ctl.order(SHUT_DOWN);
+                if registry.stop() {
+                    return;
+                }
+                continue;
+            }
+            () = registry.emptied.notified(), if stopping => {
+                if registry.ended() {
+                    return;
+                }
                 continue;
             }
         }
         let at = Instant::now();
-        let (now, waiting) = ctl.activity();
         pressed = pressure.on();
         let limit = if pressed { pressed_idle } else { idle_limit };
-        // Waiting now, and nothing started, finished or written since the last
-        // check (so waiting then too): waiting all along.
-        if waiting && now == last {
-            quiet += at - checked;
-            if quiet >= limit {
-                ctl.order(CLOSE);
-                return;
-            }
-        } else {
-            quiet = Duration::ZERO;
-        }
-        // The socket full now and nothing written since the last check.
-        if ctl.write_blocked.load(Ordering::Relaxed) && now[2] == last[2] {
-            stalled += at - checked;
-            if stalled >= write_limit {
-                ctl.order(STALLED);
-                return;
-            }
-        } else {
-            stalled = Duration::ZERO;
-        }
-        last = now;
+        let connections = registry.sweep(at - checked, limit, write_limit);
+        tracing::trace!(connections, took = ?at.elapsed(), "swept");
         checked = at;
     }
 }
@@ -1835,6 +2037,281 @@ async fn watchdog(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::PoisonError;
+
+    /// The registries of the servers started here, by listening address.
+    static REGISTRIES: Mutex<Vec<(std::net::SocketAddr, std::sync::Weak<Registry>)>> =
+        Mutex::new(Vec::new());
+
+    /// Called by `run`: keeps a handle on the server's registry for these tests.
+    pub(super) fn note_registry(addr: std::net::SocketAddr, registry: &Arc<Registry>) {
+        REGISTRIES
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((addr, Arc::downgrade(registry)));
+    }
+
+    /// The registry of the server listening on `addr`, once its task has made it.
+    async fn registry_of(addr: std::net::SocketAddr) -> Arc<Registry> {
+        let find = || {
+            let all = REGISTRIES.lock().unwrap_or_else(PoisonError::into_inner);
+            all.iter()
+                .rev()
+                .find(|(a, _)| *a == addr)
+                .and_then(|(_, r)| r.upgrade())
+        };
+        eventually("the server's registry", || find().is_some()).await;
+        find().unwrap()
+    }
+
+    /// Waits until `done` holds, checking every few milliseconds; fails after 20 s.
+    async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while !done() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not within 20 s: {what}"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    fn post(body: &str) -> Vec<u8> {
+        format!(
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes()
+    }
+
+    const PING: &str = r#"{"jsonrpc":"2.0","method":"ping","id":1}"#;
+
+    /// Reads until the server closes the connection (EOF or reset), within 20 s.
+    async fn read_until_closed(s: &mut tokio::net::TcpStream) -> Vec<u8> {
+        use tokio::io::AsyncReadExt;
+        let mut got = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let read = async {
+            loop {
+                match s.read(&mut chunk).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => got.extend_from_slice(&chunk[..n]),
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), read)
+            .await
+            .expect("the server did not close the connection within 20 s");
+        got
+    }
+
+    /// A server on a loopback port with `config` and a router whose `hold` call
+    /// adds a permit to `started`, then waits for one of `release`.
+    async fn start(
+        config: ServeConfig,
+        started: &Arc<tokio::sync::Semaphore>,
+        release: &Arc<tokio::sync::Semaphore>,
+    ) -> (
+        std::net::SocketAddr,
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<std::io::Result<()>>,
+    ) {
+        let (started, release) = (started.clone(), release.clone());
+        let router = Router::builder()
+            .typed_async("hold", move |(n,): (u64,)| {
+                let (started, release) = (started.clone(), release.clone());
+                async move {
+                    started.add_permits(1);
+                    release.acquire().await.unwrap().forget();
+                    Ok::<_, switchboard::RpcError>(n)
+                }
+            })
+            .method("ping", |_, out| out.str("pong"))
+            .build()
+            .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(serve_with(
+            listener,
+            Switchboard::new(router),
+            config,
+            async {
+                let _ = stopped.await;
+            },
+        ));
+        (addr, stop, server)
+    }
+
+    /// The tasks of this test's runtime come down to none: the sweeper, too, ended.
+    async fn no_task_left() {
+        let metrics = tokio::runtime::Handle::current().metrics();
+        eventually("every task of the runtime ended", || {
+            metrics.num_alive_tasks() == 0
+        })
+        .await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn one_sweeper_closes_every_idle_connection_of_many_but_not_a_busy_one() {
+        use tokio::io::AsyncWriteExt;
+        let (started, release) = (
+            Arc::new(tokio::sync::Semaphore::new(0)),
+            Arc::new(tokio::sync::Semaphore::new(0)),
+        );
+        let config = ServeConfig {
+            header_read_timeout: Duration::from_millis(100),
+            ..ServeConfig::default()
+        };
+        let (addr, stop, server) = start(config, &started, &release).await;
+        // Busy: its call runs until released, long past the idle limit.
+        let mut busy = tokio::net::TcpStream::connect(addr).await.unwrap();
+        busy.write_all(&post(
+            r#"{"jsonrpc":"2.0","method":"hold","params":[7],"id":1}"#,
+        ))
+        .await
+        .unwrap();
+        tokio::time::timeout(Duration::from_secs(20), started.acquire())
+            .await
+            .expect("the call started")
+            .unwrap()
+            .forget();
+        // Sixty idle ones: every other one kept alive after a call, the others
+        // silent. The client closes one in six itself, so that entries leave the
+        // registry from the middle of its list while the rest wait to be swept.
+        let mut idle = Vec::new();
+        for i in 0..60 {
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            if i % 2 == 0 {
+                s.write_all(&post(PING)).await.unwrap();
+            }
+            idle.push((i, s));
+        }
+        idle.retain(|(i, _)| i % 6 != 3);
+        assert_eq!(idle.len(), 50);
+        // The server closes all fifty, the called ones after their answer.
+        for (i, s) in &mut idle {
+            let got = read_until_closed(s).await;
+            if *i % 2 == 0 {
+                assert!(got.starts_with(b"HTTP/1.1 200 OK\r\n"), "{i}: {got:?}");
+                assert!(got.ends_with(br#""result":"pong","id":1}"#), "{i}: {got:?}");
+            } else {
+                assert!(got.is_empty(), "{i}: {got:?}");
+            }
+        }
+        // The busy connection was left alone: its call is answered on it.
+        release.add_permits(1);
+        let got = read_until_closed(&mut busy).await; // then idle, and closed too
+        assert!(got.starts_with(b"HTTP/1.1 200 OK\r\n"), "{got:?}");
+        assert!(
+            got.ends_with(br#"{"jsonrpc":"2.0","result":7,"id":1}"#),
+            "{got:?}"
+        );
+        let registry = registry_of(addr).await;
+        eventually("the registry emptied", || registry.len() == 0).await;
+        drop(registry);
+        stop.send(()).unwrap();
+        server.await.unwrap().unwrap();
+        no_task_left().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_registry_follows_the_connections_and_the_sweeper_ends_with_the_server() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (started, release) = (
+            Arc::new(tokio::sync::Semaphore::new(0)),
+            Arc::new(tokio::sync::Semaphore::new(0)),
+        );
+        let (addr, stop, server) = start(ServeConfig::default(), &started, &release).await;
+        let registry = registry_of(addr).await;
+        let mut conns = Vec::new();
+        for i in 0..20 {
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            if i % 2 == 0 {
+                s.write_all(&post(PING)).await.unwrap();
+                let mut head = [0u8; 17];
+                s.read_exact(&mut head).await.unwrap();
+                assert_eq!(&head, b"HTTP/1.1 200 OK\r\n");
+            }
+            conns.push(s);
+        }
+        eventually("20 entries", || registry.len() == 20).await;
+        // Closed by the client, last, first and in between: their entries leave.
+        for i in [19, 0, 7, 8, 3, 12, 13] {
+            drop(conns.remove(i));
+        }
+        eventually("13 entries", || registry.len() == 13).await;
+        // The server stops: the idle connections close, and the registry empties.
+        stop.send(()).unwrap();
+        for s in &mut conns {
+            read_until_closed(s).await;
+        }
+        tokio::time::timeout(Duration::from_secs(20), server)
+            .await
+            .expect("serve_with returned")
+            .unwrap()
+            .unwrap();
+        assert_eq!(registry.len(), 0);
+        assert!(registry.ended());
+        drop(registry);
+        no_task_left().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn after_the_server_stops_a_connection_sending_its_headers_is_still_swept() {
+        use tokio::io::AsyncWriteExt;
+        let (started, release) = (
+            Arc::new(tokio::sync::Semaphore::new(0)),
+            Arc::new(tokio::sync::Semaphore::new(0)),
+        );
+        let config = ServeConfig {
+            header_read_timeout: Duration::from_millis(300),
+            shutdown_grace: Duration::from_secs(60),
+            ..ServeConfig::default()
+        };
+        let (addr, stop, server) = start(config, &started, &release).await;
+        let registry = registry_of(addr).await;
+        let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+        slow.write_all(b"POST / HTTP/1.1\r\nX-Slow: ")
+            .await
+            .unwrap();
+        eventually("1 entry", || registry.len() == 1).await;
+        stop.send(()).unwrap();
+        // Closed by the idle rule (a graceful shutdown waits for the request), and
+        // then the server returns, well within its 60 s of grace.
+        read_until_closed(&mut slow).await;
+        tokio::time::timeout(Duration::from_secs(20), server)
+            .await
+            .expect("serve_with returned")
+            .unwrap()
+            .unwrap();
+        assert!(registry.ended());
+        drop(registry);
+        no_task_left().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_dropped_server_shuts_its_connections_down_and_the_sweeper_ends() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (started, release) = (
+            Arc::new(tokio::sync::Semaphore::new(0)),
+            Arc::new(tokio::sync::Semaphore::new(0)),
+        );
+        let (addr, _stop, server) = start(ServeConfig::default(), &started, &release).await;
+        let registry = registry_of(addr).await;
+        let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+        idle.write_all(&post(PING)).await.unwrap();
+        let mut head = [0u8; 17];
+        idle.read_exact(&mut head).await.unwrap();
+        eventually("1 entry", || registry.len() == 1).await;
+        // `serve_with`'s future dropped (its task aborted), not stopped.
+        server.abort();
+        assert!(server.await.unwrap_err().is_cancelled());
+        read_until_closed(&mut idle).await;
+        eventually("the registry emptied", || registry.ended()).await;
+        drop(registry);
+        no_task_left().await;
+    }
 
     #[test]
     fn content_types() {

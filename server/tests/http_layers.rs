@@ -272,7 +272,7 @@ async fn h2_streams_at_once_then_idle_connection_closed_by_the_header_timeout() 
         assert_eq!(v, json!({"jsonrpc": "2.0", "result": i - 1, "id": i}));
     }
     // Every call counted finished (on the streams' tasks, other threads): the
-    // connection is idle, and the watchdog closes it (between 300 and 375 ms).
+    // connection is idle, and the sweeper closes it (between 300 and 375 ms).
     let mut c = c;
     let closed = tokio::time::timeout(Duration::from_secs(5), async {
         loop {
@@ -436,7 +436,7 @@ async fn tower_layers_wrap_each_connection_on_http1_and_http2() {
         assert_eq!(v["result"], i - 1);
     }
     drop(c);
-    // The watchdog still sees the layered calls: an idle keep-alive connection
+    // The sweeper still sees the layered calls: an idle keep-alive connection
     // is closed after the header timeout.
     let mut s = TcpStream::connect(addr).await.unwrap();
     let req = format!(

@@ -1,8 +1,9 @@
-//! The per-connection watchdog of `http::serve_with`, which replaced hyper's
-//! per-request header timer and graceful-shutdown wrapper: an idle connection is
-//! closed after `header_read_timeout`, but a call in progress is not cut off however
-//! long it takes, nor is an answer a client is still reading; on shutdown a call in
-//! progress is answered before its connection closes.
+//! The connection sweeper of `http::serve_with` (one task for all of a server's
+//! connections), which replaced hyper's per-request header timer and
+//! graceful-shutdown wrapper: an idle connection is closed after
+//! `header_read_timeout`, but a call in progress is not cut off however long it
+//! takes, nor is an answer a client is still reading; on shutdown a call in progress
+//! is answered before its connection closes.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
