@@ -169,7 +169,8 @@ impl Http {
     async fn exchange(&self, conn: &mut Conn, body: &[u8]) -> Result<codec::Answer, Failure> {
         conn.head.clear();
         conn.head.extend_from_slice(&self.head);
-        push_decimal(&mut conn.head, body.len());
+        conn.head
+            .extend_from_slice(itoa::Buffer::new().format(body.len()).as_bytes());
         conn.head.extend_from_slice(b"\r\n\r\n");
         let Err(e) = write_all(&mut conn.stream, &conn.head, body).await else {
             // Written whole: the server may have acted on it, whatever follows.
@@ -241,21 +242,6 @@ impl Http {
     }
 }
 
-/// Appends `n` in decimal.
-fn push_decimal(out: &mut Vec<u8>, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
-}
-
 /// Writes `head` then `body`, in one system call when the socket takes them.
 async fn write_all(stream: &mut TcpStream, head: &[u8], body: &[u8]) -> io::Result<()> {
     let mut slices = [IoSlice::new(head), IoSlice::new(body)];
@@ -268,18 +254,4 @@ async fn write_all(stream: &mut TcpStream, head: &[u8], body: &[u8]) -> io::Resu
         IoSlice::advance_slices(&mut slices, n);
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::push_decimal;
-
-    #[test]
-    fn decimals() {
-        for n in [0, 7, 10, 99, 100, 12345, usize::MAX] {
-            let mut v = b"x".to_vec();
-            push_decimal(&mut v, n);
-            assert_eq!(v, format!("x{n}").into_bytes());
-        }
-    }
 }

@@ -1772,32 +1772,30 @@ fn steer<C: Future, F: FnMut(Pin<&mut C>)>(conn: C, ctl: &ConnCtl, shut: F) -> S
     }
 }
 
-/// The future of [`steer`], written out: an `async fn` taking `conn` by value keeps
-/// the argument and the pinned local it moves into side by side, so every
-/// connection's task held hyper's HTTP/1.1 connection (648 bytes) twice.
-struct Steer<'a, C, F> {
-    conn: C,
-    ctl: &'a ConnCtl,
-    shut: F,
-    shutting_down: bool,
+pin_project_lite::pin_project! {
+    /// The future of [`steer`], written out: an `async fn` taking `conn` by value
+    /// keeps the argument and the pinned local it moves into side by side, so every
+    /// connection's task held hyper's HTTP/1.1 connection (648 bytes) twice.
+    struct Steer<'a, C, F> {
+        #[pin]
+        conn: C,
+        ctl: &'a ConnCtl,
+        shut: F,
+        shutting_down: bool,
+    }
 }
 
 impl<C: Future, F: FnMut(Pin<&mut C>)> Future for Steer<'_, C, F> {
     type Output = Option<C::Output>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: only `conn` is structurally pinned, and it is never moved out of
-        // `self` (no method takes it by value, `Steer` has no `Drop` of its own
-        // that could move it, and it is not `Unpin` unless `C` is); the other
-        // fields are not pinned and are only used in place.
-        let this = unsafe { self.get_unchecked_mut() };
-        // SAFETY: `conn` stays where it is while `self` is pinned (see above).
-        let mut conn = unsafe { Pin::new_unchecked(&mut this.conn) };
+        let this = self.project();
+        let mut conn = this.conn;
         match this.ctl.order.load(Ordering::Acquire) {
             RUN => {}
             SHUT_DOWN => {
-                if !this.shutting_down {
-                    this.shutting_down = true;
+                if !*this.shutting_down {
+                    *this.shutting_down = true;
                     (this.shut)(conn.as_mut());
                 }
             }
