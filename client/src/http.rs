@@ -217,6 +217,14 @@ impl Http {
     pub(crate) async fn post(&self, body: Vec<u8>) -> Result<Option<Bytes>, Error> {
         let (conn, answer) = match self.reuse() {
             Some(mut conn) => match self.exchange(&mut conn, &body).await {
+                // 408 on a connection that was idle: the server gave up waiting
+                // for a request as this one came (408 says it received no
+                // complete request, RFC 9110 15.5.9), so it did not act on it:
+                // once more on a fresh connection, as Go's net/http does.
+                Ok(answer) if answer.status == 408 => {
+                    drop(conn);
+                    self.exchange_fresh(&body).await?
+                }
                 Ok(answer) => (conn, answer),
                 // Not taken whole (the server had closed it while idle):
                 // once more on a fresh one.

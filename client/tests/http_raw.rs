@@ -675,6 +675,47 @@ async fn an_idle_connection_the_server_wrote_on_is_not_used() {
 }
 
 #[tokio::test]
+async fn a_408_to_a_request_on_an_idle_connection_is_sent_again_on_a_new_one() {
+    // The server's idle timeout fires as the second request arrives: it
+    // answers 408 (it received no complete request, so it did not act on it)
+    // and closes. The call goes again on a fresh connection and succeeds.
+    let (url, accepted) = serve(|i, mut peer| async move {
+        if i == 0 {
+            let req = peer.request().await.unwrap();
+            peer.send(ok(&req.answer())).await;
+            peer.request().await.unwrap();
+            peer.send(
+                "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+            )
+            .await;
+            return;
+        }
+        answer_all(peer).await;
+    })
+    .await;
+    let client = client_with_timeout(&url).await.unwrap();
+    assert_eq!(call(&client, 1).await.unwrap(), 1);
+    assert_eq!(call(&client, 2).await.unwrap(), 2);
+    assert_eq!(connections(&accepted), 2);
+
+    // On a fresh connection a 408 is the answer: reported, not sent again.
+    let (url, accepted) = serve(|_, mut peer| async move {
+        peer.request().await.unwrap();
+        peer.send(
+            "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 4\r\n\r\nslow",
+        )
+        .await;
+    })
+    .await;
+    let client = client_with_timeout(&url).await.unwrap();
+    match call(&client, 1).await {
+        Err(Error::Http { status: 408, body }) => assert_eq!(body, "slow"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(connections(&accepted), 1);
+}
+
+#[tokio::test]
 async fn an_answer_sent_before_the_request_was_read_whole_is_reported() {
     // A server refuses a body over its limit from the head alone, answers 413
     // and closes with the body unread (a reset): the client's write fails,
