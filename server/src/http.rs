@@ -543,7 +543,9 @@ impl Switchboard {
         if let Some(endpoint) = &sh.streamable
             && req.uri().path() == endpoint.path()
         {
-            return endpoint.respond(req).await;
+            // Boxed: inline, its state (1.7 KB) would be part of every call's future,
+            // which hyper keeps allocated for the life of each HTTP/1.1 connection.
+            return Box::pin(endpoint.respond(req)).await;
         }
         if let Some(ws) = sh.ws
             && req.method() == Method::GET
