@@ -483,7 +483,7 @@ pub(crate) struct Dispatcher<'a> {
 }
 
 /// Messages a connection handles between two yields of its task to the I/O driver.
-const YIELD_EVERY: u64 = 64;
+const YIELD_EVERY: u64 = 256;
 
 impl Dispatcher<'_> {
     /// Handles one message; `false` once the connection can take no more.
@@ -492,7 +492,9 @@ impl Dispatcher<'_> {
         // and the task's other wake-ups (its outgoing queue full) wake it at once,
         // before the runtime polls the I/O driver again (every 61 task polls); tokio's
         // `yield_now` wakes it only after the driver has been polled, so other
-        // connections' messages are seen every `YIELD_EVERY` of this one's.
+        // connections' messages are seen every `YIELD_EVERY` of this one's. (256: a
+        // yield costs about 2 700 instructions, +0.5% on a message of about 2 480; 64
+        // cost +1.7%.)
         self.handled = self.handled.wrapping_add(1);
         if self.handled.is_multiple_of(YIELD_EVERY) {
             tokio::task::yield_now().await;
