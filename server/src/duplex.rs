@@ -317,6 +317,7 @@ impl Duplex {
                 conn: &conn,
                 calls: &mut calls,
                 permits: &permits,
+                handled: 0,
             };
             let result = read(&mut d).await;
             // The client is gone or the server shuts down: nothing more will
@@ -477,11 +478,27 @@ pub(crate) struct Dispatcher<'a> {
     pub(crate) conn: &'a Connection,
     pub(crate) calls: &'a mut JoinSet<()>,
     permits: &'a Arc<Semaphore>,
+    /// Messages handled, for the yields of [`Dispatcher::message`].
+    handled: u64,
 }
+
+/// Messages a connection handles between two yields of its task to the I/O driver.
+const YIELD_EVERY: u64 = 256;
 
 impl Dispatcher<'_> {
     /// Handles one message; `false` once the connection can take no more.
     pub(crate) async fn message(&mut self, msg: &[u8]) -> bool {
+        // Fairness: messages already read are handled without waiting on the socket,
+        // and the task's other wake-ups (its outgoing queue full) wake it at once,
+        // before the runtime polls the I/O driver again (every 61 task polls); tokio's
+        // `yield_now` wakes it only after the driver has been polled, so other
+        // connections' messages are seen every `YIELD_EVERY` of this one's. (256: a
+        // yield costs about 2 700 instructions, +0.5% on a message of about 2 480; 64
+        // cost +1.7%.)
+        self.handled = self.handled.wrapping_add(1);
+        if self.handled.is_multiple_of(YIELD_EVERY) {
+            tokio::task::yield_now().await;
+        }
         let handled = self.session.handle_concurrent(msg);
         let response = handled.response.map(<[u8]>::to_vec);
         let running = handled.calls;

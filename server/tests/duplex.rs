@@ -497,3 +497,84 @@ async fn a_client_that_never_reads_is_ended_by_the_write_timeout() {
     assert_eq!(err.kind(), std::io::ErrorKind::TimedOut, "{err}");
     writer.abort();
 }
+
+/// Fairness on a socket: one connection writes 10 000 messages back to back (handled
+/// from the read buffer, no socket wait); a second connection's message, in its
+/// socket from the first one's first call on, is answered within a few of the first
+/// connection's yields to the I/O driver (one every 256 messages; at most three are
+/// needed: the accept, the new socket's readiness, its message), not once the 10 000
+/// are done, as when the task only woke itself at its full outgoing queue. Counted by
+/// the calls answered before the second connection's, not by time.
+#[cfg(unix)]
+#[tokio::test(flavor = "current_thread")]
+async fn a_flooding_connection_yields_to_another_within_a_few_hundred_messages() {
+    use std::io::{BufRead, Read, Write};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Mutex, mpsc};
+    const FLOOD: u64 = 10_000;
+    let answered = Arc::new(AtomicU64::new(0));
+    // The flood's first call holds the server (this runtime's only thread) until
+    // the second connection's message has been written.
+    let (go, gone) = mpsc::channel::<()>();
+    let (written, wait_written) = mpsc::channel::<()>();
+    let wait_written = Mutex::new(wait_written);
+    let (count, peek) = (answered.clone(), answered.clone());
+    let router = Router::builder()
+        .method("count", move |_, out| {
+            let n = count.fetch_add(1, Ordering::Relaxed) + 1;
+            if n == 1 {
+                go.send(()).unwrap();
+                wait_written.lock().unwrap().recv().unwrap();
+            }
+            out.u64(n)
+        })
+        .method("peek", move |_, out| out.u64(peek.load(Ordering::Relaxed)))
+        .build()
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("sb-fair-{}", std::process::id()));
+    let _ = std::fs::remove_file(&dir);
+    let listener = tokio::net::UnixListener::bind(&dir).unwrap();
+    let accept = tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let duplex = Duplex::new(router.clone(), DuplexConfig::default());
+            let (r, w) = stream.into_split();
+            tokio::spawn(async move {
+                let _ = duplex.serve(r, w).await;
+            });
+        }
+    });
+    let flood = std::os::unix::net::UnixStream::connect(&dir).unwrap();
+    let (mut reader, mut writer) = (flood.try_clone().unwrap(), flood.try_clone().unwrap());
+    std::thread::spawn(move || {
+        let line = b"{\"jsonrpc\":\"2.0\",\"method\":\"count\",\"id\":1}\n";
+        let _ = writer.write_all(&line.repeat(FLOOD as usize));
+    });
+    std::thread::spawn(move || {
+        let mut sink = [0u8; 65536];
+        while matches!(reader.read(&mut sink), Ok(n) if n > 0) {}
+    });
+    let path = dir.clone();
+    let (seen, saw) = tokio::sync::oneshot::channel::<String>();
+    std::thread::spawn(move || {
+        gone.recv().unwrap();
+        let mut s = std::os::unix::net::UnixStream::connect(&path).unwrap();
+        s.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"peek\",\"id\":2}\n")
+            .unwrap();
+        written.send(()).unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(s).read_line(&mut line).unwrap();
+        let _ = seen.send(line);
+    });
+    let line = saw.await.unwrap();
+    let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let before = value["result"].as_u64().unwrap();
+    // At most three yields of 256 messages: 768; without them, all 10 000.
+    assert!(
+        (1..=768).contains(&before),
+        "the second connection was answered after {before} messages of the flood"
+    );
+    drop(flood);
+    accept.abort();
+    let _ = std::fs::remove_file(&dir);
+}

@@ -63,7 +63,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -460,6 +460,25 @@ struct Inner {
     requests: bool,
 }
 
+impl Inner {
+    fn new(config: &ConnectionConfig, queue: async_channel::Sender<Queued>) -> Self {
+        Inner {
+            id: CONNECTIONS.fetch_add(1, Ordering::Relaxed),
+            queue,
+            pending: pending::Pending::default(),
+            subs: subscription::Table::new(config.subscription_capacity, config.max_subscriptions),
+            in_flight: pending::InFlight::default(),
+            extensions: Extensions::default(),
+            closed: CancellationToken::new(),
+            next_request: AtomicU64::new(1),
+            request_timeout: config.request_timeout,
+            unmatched: AtomicU64::new(0),
+            push: true,
+            requests: true,
+        }
+    }
+}
+
 /// The numbering of connections in this process.
 static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
 
@@ -560,23 +579,9 @@ impl Connection {
     /// A new connection with `config`'s limits, and its write side.
     pub fn new(config: &ConnectionConfig) -> (Connection, Outgoing) {
         let (tx, rx) = async_channel::bounded(config.queue_capacity);
-        let inner = Inner {
-            id: CONNECTIONS.fetch_add(1, Ordering::Relaxed),
-            queue: tx,
-            pending: pending::Pending::default(),
-            subs: subscription::Table::new(config.subscription_capacity, config.max_subscriptions),
-            in_flight: pending::InFlight::default(),
-            extensions: Extensions::default(),
-            closed: CancellationToken::new(),
-            next_request: AtomicU64::new(1),
-            request_timeout: config.request_timeout,
-            unmatched: AtomicU64::new(0),
-            push: true,
-            requests: true,
-        };
         (
             Connection {
-                inner: Arc::new(inner),
+                inner: Arc::new(Inner::new(config, tx)),
             },
             Outgoing { queue: rx },
         )
@@ -592,9 +597,17 @@ impl Connection {
     /// assert_eq!(conn.peer().try_notify("x", &()), Err(PeerError::Unsupported));
     /// ```
     pub fn answer_only() -> Connection {
-        let (conn, outgoing) = Connection::new(ConnectionConfig::new().queue_capacity(1));
-        drop(outgoing);
-        let mut inner = Arc::into_inner(conn.inner).expect("not shared yet");
+        // Nothing reads such a connection's queue: they all share one closed queue
+        // (every send is refused at once, as by a queue of their own closed) instead
+        // of allocating one each (about 1 KB per HTTP connection, with the events
+        // its closing allocated).
+        static CLOSED: OnceLock<async_channel::Sender<Queued>> = OnceLock::new();
+        let queue = CLOSED.get_or_init(|| {
+            let (tx, rx) = async_channel::bounded(1);
+            rx.close();
+            tx
+        });
+        let mut inner = Inner::new(&ConnectionConfig::new(), queue.clone());
         inner.push = false;
         inner.requests = false;
         Connection {
