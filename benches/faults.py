@@ -1269,12 +1269,6 @@ def cell(s):
 
 
 def main():
-    # The normal client is a thread of this process, beside the attacks' threads. With
-    # CPython's default switch interval (5 ms) its call, made while an attack thread
-    # parsed answers (the pipelining row's 10 000), waited for the GIL for one or more
-    # 5 ms turns: the row measured this driver, most against the faster server (its
-    # answers all there to parse). 0.1 ms keeps that wait below the servers' latencies.
-    sys.setswitchinterval(0.0001)
     only = sys.argv[1:]
     t_start = time.monotonic()
     rows = []
