@@ -1324,7 +1324,7 @@ def main():
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs (shared), "
         f"loopback, FAULTS_SCALE={SCALE:g}, FAULTS_HOLD={HOLD:g} s, total {total:.0f} s. "
         "Each scenario starts a fresh server (default flags unless noted). "
-        "Normal client: `subtract [42,23]` POSTed on a fresh connection every 50 ms "
+        "Normal client (a process of its own): `subtract [42,23]` POSTed on a fresh connection every 50 ms "
         "during the attack (one keep-alive connection in the pipelining, hostile-JSON and "
         "large-response rows), 5 s timeout; failures = failed/total calls. "
         "Peak = VmHWM (or sampled VmRSS); idle = RSS of the fresh server, after = RSS 2 s "
