@@ -2157,6 +2157,19 @@ mod tests {
             .method("ping", |_, out| out.str("pong"))
             .build()
             .unwrap();
+        serve_router(router, config).await
+    }
+
+    /// `router` served with `config` on a loopback port: its address, the sender
+    /// that stops it, and its task.
+    async fn serve_router(
+        router: Arc<Router>,
+        config: ServeConfig,
+    ) -> (
+        std::net::SocketAddr,
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<std::io::Result<()>>,
+    ) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -2411,17 +2424,7 @@ mod tests {
             .method("peek", move |_, out| out.u64(peek.load(Ordering::Relaxed)))
             .build()
             .unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(serve_with(
-            listener,
-            Switchboard::new(router),
-            ServeConfig::default(),
-            async {
-                let _ = stopped.await;
-            },
-        ));
+        let (addr, stop, server) = serve_router(router, ServeConfig::default()).await;
         // The attack: a writer and a reader thread, so that answers never wait.
         let attack = std::net::TcpStream::connect(addr).unwrap();
         let mut reader = attack.try_clone().unwrap();
