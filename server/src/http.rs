@@ -1843,6 +1843,12 @@ struct Registry {
     entries: Mutex<Entries>,
     /// Wakes the sweeper once the server has stopped and its last connection ended.
     emptied: tokio::sync::Notify,
+    /// Wakes the sweeper when a connection opens on a server that had none (it
+    /// does not tick while there is nothing to watch).
+    occupied: tokio::sync::Notify,
+    /// Sweeps made, for the tests.
+    #[cfg(test)]
+    sweeps: std::sync::atomic::AtomicUsize,
 }
 
 #[derive(Default)]
@@ -1893,6 +1899,11 @@ impl Registry {
         entries.open == 0
     }
 
+    /// Whether no connection is open.
+    fn is_idle(&self) -> bool {
+        self.lock().open == 0
+    }
+
     /// Whether the server has stopped and its last connection ended.
     fn ended(&self) -> bool {
         let entries = self.lock();
@@ -1906,6 +1917,8 @@ impl Registry {
     /// with the lock held: a tokio waker only schedules the task, which takes the
     /// lock when it ends, not when woken. The number of connections it looked at.
     fn sweep(&self, elapsed: Duration, idle_limit: Duration, write_limit: Duration) -> usize {
+        #[cfg(test)]
+        self.sweeps.fetch_add(1, Ordering::Relaxed);
         let mut entries = self.lock();
         for e in &mut entries.list {
             if e.ctl.order.load(Ordering::Relaxed) >= CLOSE {
@@ -1959,7 +1972,12 @@ impl Watched {
     /// Counts an accepted connection as open, before its task runs (so that the
     /// sweeper does not end while one is about to be watched).
     fn admit(registry: &Arc<Registry>) -> Self {
-        registry.lock().open += 1;
+        let mut entries = registry.lock();
+        entries.open += 1;
+        if entries.open == 1 {
+            registry.occupied.notify_one();
+        }
+        drop(entries);
         Watched {
             registry: registry.clone(),
             ctl: None,
@@ -2012,7 +2030,7 @@ impl Drop for Watched {
 /// activity. Likewise closes one once an answer has waited `write_limit` for the
 /// client to read any of it. While connection slots run short ([`Pressure`]) the
 /// idle limit is [`PRESSED_IDLE`] and the sweeps as frequent, and the change starts
-/// a sweep at once. When the server stops (or its accept loop is dropped) it starts
+/// a sweep at once. While no connection is open it does not tick. When the server stops (or its accept loop is dropped) it starts
 /// every connection's graceful shutdown, and goes on sweeping (a connection still
 /// sending its request headers stays open) until the last one has ended.
 async fn sweeper(
@@ -2033,8 +2051,15 @@ async fn sweeper(
     let mut checked = Instant::now();
     loop {
         let tick = if pressed { pressed_tick } else { normal_tick };
+        // No connection: no tick until one opens (a permit stored by an opening
+        // since this look wakes the wait at once).
+        let idle = !stopping && registry.is_idle();
         tokio::select! {
-            () = tokio::time::sleep_until(checked + tick) => {}
+            () = tokio::time::sleep_until(checked + tick), if !idle => {}
+            () = registry.occupied.notified(), if idle => {
+                checked = Instant::now();
+                continue;
+            }
             // Slots ran short: sweep at once, and often while they do.
             Ok(()) = flag.changed(), if !pressed => {}
             // Stopping, or the server gone (the sender dropped): shut every
@@ -2327,6 +2352,53 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(registry.ended());
+        drop(registry);
+        no_task_left().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_sweeper_does_not_tick_while_no_connection_is_open() {
+        use tokio::io::AsyncWriteExt;
+        let (started, release) = (
+            Arc::new(tokio::sync::Semaphore::new(0)),
+            Arc::new(tokio::sync::Semaphore::new(0)),
+        );
+        // A sweep every 10 ms while a connection is open.
+        let config = ServeConfig {
+            header_read_timeout: Duration::from_millis(40),
+            ..ServeConfig::default()
+        };
+        let (addr, stop, server) = start(config, &started, &release).await;
+        let registry = registry_of(addr).await;
+        let sweeps = || registry.sweeps.load(Ordering::Relaxed);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(sweeps(), 0, "swept with no connection open");
+        // A connection that never sends a whole request: swept, and closed by the
+        // idle rule.
+        let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+        slow.write_all(b"POST / HTTP/1.1\r\n").await.unwrap();
+        read_until_closed(&mut slow).await;
+        eventually("no connection open", || registry.is_idle()).await;
+        let after = sweeps();
+        assert!(after > 0);
+        // Idle again: at most the sweep already under way.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            sweeps() <= after + 1,
+            "swept {} times with no connection open",
+            sweeps() - after
+        );
+        // And a new connection is swept again.
+        let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+        slow.write_all(b"POST / HTTP/1.1\r\n").await.unwrap();
+        read_until_closed(&mut slow).await;
+        assert!(sweeps() > after + 1);
+        stop.send(()).unwrap();
+        tokio::time::timeout(Duration::from_secs(20), server)
+            .await
+            .expect("serve_with returned")
+            .unwrap()
+            .unwrap();
         drop(registry);
         no_task_left().await;
     }
