@@ -728,10 +728,15 @@ impl switchboard::BorrowedParams for ToolCall<'static> {
     type Of<'de> = ToolCall<'de>;
 }
 
-/// `tools/call`'s answer, owned: [`ToolResult`] of the name and the count.
-struct ToolAnswer(String, usize);
+/// `tools/call`'s answer: [`ToolResult`] of the name (borrowed from the params
+/// unless it had escapes) and the count.
+struct ToolAnswer<'a>(Cow<'a, str>, usize);
 
-impl Serialize for ToolAnswer {
+impl switchboard::BorrowedResult for ToolAnswer<'static> {
+    type Of<'de> = ToolAnswer<'de>;
+}
+
+impl Serialize for ToolAnswer<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         ToolResult::new(&self.0, self.1).serialize(s)
     }
@@ -742,7 +747,8 @@ fn typed_invalid() -> RpcError {
 }
 
 /// The benches' router with typed handlers: the same methods as [`router`],
-/// their params read by serde (`typed`, or `typed_ref` where they borrow).
+/// their params read by serde (`typed`, or `typed_ref` where they borrow,
+/// `typed_borrowed` where the result borrows too).
 pub fn typed_router() -> Arc<Router> {
     let mut b = Router::builder()
         .typed("subtract", |SubtractArgs(a, b)| {
@@ -757,10 +763,9 @@ pub fn typed_router() -> Arc<Router> {
                 Err(typed_invalid())
             }
         })
-        // A typed handler's result cannot borrow from its params (see
-        // `typed_ref`): the tool's name is copied into the answer.
-        .typed_ref::<ToolCall, _, _>("tools/call", |c| {
-            Ok(ToolAnswer(c.name.into_owned(), c.arguments.0))
+        // The answer borrows the tool's name from the params.
+        .typed_borrowed::<ToolCall, ToolAnswer, _>("tools/call", |c| {
+            Ok(ToolAnswer(c.name, c.arguments.0))
         });
     for name in NOTIFICATIONS {
         b = b.notification(name, |_| notified());
