@@ -183,6 +183,17 @@ impl<'de> Deserializer<'de> {
     /// The first byte of the next value (whitespace skipped, `pos` moved there).
     #[inline]
     fn peek(&mut self) -> Result<u8> {
+        // Compact JSON has no whitespace before most values: one read tells
+        // (outside strings, validated JSON has no byte below `!` but whitespace).
+        match self.b.get(self.pos) {
+            Some(&c) if c > b' ' => Ok(c),
+            _ => self.peek_past_ws(),
+        }
+    }
+
+    /// [`Deserializer::peek`] with whitespace to skip first.
+    #[inline(never)]
+    fn peek_past_ws(&mut self) -> Result<u8> {
         self.pos = skip_ws(self.b, self.pos);
         match self.b.get(self.pos) {
             Some(&c) => Ok(c),
