@@ -846,24 +846,38 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
 }
 
 /// Records `body`, a top-level member name at `at`, refusing a repeat.
-#[inline]
+#[inline(always)]
 fn seen_check<'de>(seen: &mut Seen<'de>, body: &'de [u8], escaped: bool, at: usize) -> Result<()> {
     let n = seen.n;
-    if n == Seen::SMALL {
+    if n >= Seen::SMALL {
         return Ok(());
     }
-    for (i, &k) in seen.keys[..n].iter().enumerate() {
-        // The same bytes are the same name; different bytes can be only
-        // through an escape.
-        let e = seen.escaped >> i & 1 != 0;
-        if k == body || ((e || escaped) && Key { inner: k }.eq_key(&Key { inner: body })) {
+    // The same bytes are the same name; different bytes can be only through
+    // an escape (out of line: rare).
+    let any_escaped = seen.escaped != 0 || escaped;
+    for &k in &seen.keys[..n] {
+        if k.len() == body.len() && k == body {
             return Err(repeated(body, at));
         }
+    }
+    if any_escaped && escaped_repeat(seen, body, escaped) {
+        return Err(repeated(body, at));
     }
     seen.keys[n] = body;
     seen.escaped |= u8::from(escaped) << n;
     seen.n = n + 1;
     Ok(())
+}
+
+/// Whether `body` names the same member as one of `seen`'s names with
+/// different bytes, which takes an escape in one of them.
+#[cold]
+#[inline(never)]
+fn escaped_repeat(seen: &Seen<'_>, body: &[u8], escaped: bool) -> bool {
+    seen.keys[..seen.n].iter().enumerate().any(|(i, &k)| {
+        let e = seen.escaped >> i & 1 != 0;
+        (e || escaped) && Key { inner: k }.eq_key(&Key { inner: body })
+    })
 }
 
 #[cold]
@@ -1533,6 +1547,9 @@ mod tests {
         for json in [
             r#"{"a":1,"a":2}"#,
             r#"{"a":1,"b":2,"\u0061":3}"#,
+            r#"{"\u0061":1,"b":2,"a":3}"#,
+            r#"{"\u0061":1,"\u0061":2}"#,
+            r#"{"a\u0062":1,"\u0061b":2}"#,
             r#"{"a":"x","a":1}"#,
         ] {
             let e = from_validated::<serde_json::Value>(json.as_bytes()).unwrap_err();
