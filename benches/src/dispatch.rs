@@ -7,7 +7,7 @@
 //! | stack | path measured |
 //! | --- | --- |
 //! | `switchboard` | `Session::handle` with the demo router, one reused session |
-//! | `switchboard_typed` | the same methods as typed handlers (`typed`, `typed_ref`: params read by serde through switchboard's deserializer over the validated bytes); not in [`SERVER_NAMES`], asked for by name (`STACKS="switchboard switchboard_typed serde_json"`) |
+//! | `switchboard_typed` | the same methods as typed handlers (`typed`, `typed_ref`, `typed_borrowed`: params read by serde through switchboard's deserializer over the validated bytes); not in [`SERVER_NAMES`], asked for by name (`STACKS="switchboard switchboard_typed serde_json"`) |
 //! | `serde_json` | hand-written: `from_slice` into a struct with `&RawValue` params and id, `match` on the method, typed params, `serde_json::to_writer` into a reused `Vec` |
 //! | `sonic_rs` | the same hand-written server on sonic-rs: `sonic_rs::from_slice` into a struct with `LazyValue` params and id, `match` on the method, typed params (`sonic_rs::from_str`), `sonic_rs::to_writer` into a reused `Vec` |
 //! | `jsonrpsee` | `RpcModule::raw_json_request` (the documented in-process call), polled once with a no-op waker (sync methods never pend, so no runtime is needed) |
