@@ -245,7 +245,23 @@ result_tuples! {
 /// `Fn(P::Of<'de>) -> Result<R::Of<'de>, RpcError>` for one `'de`, implemented
 /// for every such closure. (A bound `for<'de> Fn(P::Of<'de>) -> Result<R::Of<'de>, _>`
 /// cannot be written: the result would name a lifetime that the argument names
-/// only through `P`; this trait carries `'de` itself.)
+/// only through `P`; this trait carries `'de` itself.) Closures and functions
+/// implement it when their result may borrow from their params:
+///
+/// ```
+/// use switchboard::{BorrowingFn, RpcError};
+/// fn first_word<'de>((s,): (&'de str,)) -> Result<&'de str, RpcError> {
+///     Ok(s.split(' ').next().unwrap_or(""))
+/// }
+/// fn handler<F>(f: F) -> F
+/// where
+///     F: for<'de> BorrowingFn<'de, (&'static str,), &'static str>,
+/// {
+///     f
+/// }
+/// let f = handler(first_word);
+/// assert_eq!(f(("hello world",)).unwrap(), "hello");
+/// ```
 pub trait BorrowingFn<'de, P: BorrowedParams, R: BorrowedResult>:
     Fn(P::Of<'de>) -> Result<R::Of<'de>, RpcError>
 {
