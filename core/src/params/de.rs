@@ -819,17 +819,24 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         let at = de.pos;
         // Most names have no escape, which the search for their end tells: a
         // quote before any backslash.
-        let q = crate::simd::find_quote_or_backslash(de.b, at + 1);
-        let (end, escaped) = match de.b.get(q) {
-            Some(b'"') => (q + 1, false),
-            _ => (skip_string(de.b, at), true),
+        let b = de.b;
+        let q = crate::simd::find_quote_or_backslash(b, at + 1);
+        let (body, end, escaped) = match b.get(q) {
+            Some(b'"') => (b.get(at + 1..q).unwrap_or_default(), q + 1, false),
+            _ => {
+                let end = skip_string(b, at);
+                (b.get(at + 1..end - 1).unwrap_or_default(), end, true)
+            }
         };
-        let body = de.b.get(at + 1..end - 1).unwrap_or_default();
         if self.top {
             seen_check(&mut de.seen, body, escaped, at)?;
         }
-        // Past the `:`.
-        de.pos = skip_ws(de.b, end) + 1;
+        // Past the `:` (most often right after the name).
+        de.pos = if b.get(end) == Some(&b':') {
+            end + 1
+        } else {
+            skip_ws(b, end) + 1
+        };
         seed.deserialize(KeyDe {
             de,
             body,
