@@ -311,17 +311,25 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Steps into an array or object (`pos` at its bracket).
+    #[inline]
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
         if self.depth > RECURSION_LIMIT {
-            return Err(self.error("recursion limit exceeded"));
+            return Err(self.too_deep());
         }
         self.pos += 1;
         Ok(())
     }
 
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> Error {
+        self.error("recursion limit exceeded")
+    }
+
     /// Steps out of the array or object whose `close` bracket must be next:
     /// anything else is a value the visitor left unread.
+    #[inline]
     fn leave(&mut self, close: u8) -> Result<()> {
         self.depth -= 1;
         match self.peek() {
@@ -329,8 +337,14 @@ impl<'de> Deserializer<'de> {
                 self.pos += 1;
                 Ok(())
             }
-            _ => Err(self.error("trailing characters")),
+            _ => Err(self.trailing()),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trailing(&self) -> Error {
+        self.error("trailing characters")
     }
 
     fn seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
