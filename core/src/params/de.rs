@@ -347,6 +347,7 @@ impl<'de> Deserializer<'de> {
         self.error("trailing characters")
     }
 
+    #[inline]
     fn seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.enter()?;
         let v = visitor.visit_seq(Seq {
@@ -357,6 +358,7 @@ impl<'de> Deserializer<'de> {
         Ok(v)
     }
 
+    #[inline]
     fn map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.enter()?;
         let top = self.depth == 1;
