@@ -270,7 +270,7 @@ impl<'de> Deserializer<'de> {
 
     /// The string at `pos` (its quote), consumed: borrowed when it has no
     /// escapes, else decoded into `scratch`.
-    #[inline]
+    #[inline(always)]
     fn string<'s>(&'s mut self) -> Result<Text<'de, 's>> {
         let b = self.b;
         let at = self.pos;
