@@ -139,7 +139,7 @@ fi
 stacks_classify="switchboard serde_json serde_json_raw sonic_rs simd_json_tape simd_json_serde"
 stacks_rpc="switchboard serde_json sonic_rs jsonrpsee_callback jsonrpsee jsonrpc_core"
 # Counted only when STACKS names them: switchboard's typed handlers (`typed`,
-# `typed_ref`) on the same methods, against the raw view and serde_json.
+# `typed_ref`, `typed_borrowed`) on the same methods, against the raw view and serde_json.
 stacks_rpc_extra="switchboard_typed"
 stacks_lookup="switchboard std_hashmap ahash_hashmap phf match"
 workloads="${WORKLOADS:-eth_getBalance subtract_positional subtract_named batch10_eth_getBalance params_4k text_64k base64_64k rpc_eth_getBalance rpc_subtract rpc_batch10_subtract rpc_batch10_eth_getBalance lookup_10 lookup_100 lookup_1000 lookup_10000}"

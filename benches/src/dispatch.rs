@@ -7,7 +7,7 @@
 //! | stack | path measured |
 //! | --- | --- |
 //! | `switchboard` | `Session::handle` with the demo router, one reused session |
-//! | `switchboard_typed` | the same methods as typed handlers (`typed`, `typed_ref`: params read by serde through switchboard's deserializer over the validated bytes); not in [`SERVER_NAMES`], asked for by name (`STACKS="switchboard switchboard_typed serde_json"`) |
+//! | `switchboard_typed` | the same methods as typed handlers (`typed`, `typed_ref`, `typed_borrowed`: params read by serde through switchboard's deserializer over the validated bytes); not in [`SERVER_NAMES`], asked for by name (`STACKS="switchboard switchboard_typed serde_json"`) |
 //! | `serde_json` | hand-written: `from_slice` into a struct with `&RawValue` params and id, `match` on the method, typed params, `serde_json::to_writer` into a reused `Vec` |
 //! | `sonic_rs` | the same hand-written server on sonic-rs: `sonic_rs::from_slice` into a struct with `LazyValue` params and id, `match` on the method, typed params (`sonic_rs::from_str`), `sonic_rs::to_writer` into a reused `Vec` |
 //! | `jsonrpsee` | `RpcModule::raw_json_request` (the documented in-process call), polled once with a no-op waker (sync methods never pend, so no runtime is needed) |
@@ -728,10 +728,15 @@ impl switchboard::BorrowedParams for ToolCall<'static> {
     type Of<'de> = ToolCall<'de>;
 }
 
-/// `tools/call`'s answer, owned: [`ToolResult`] of the name and the count.
-struct ToolAnswer(String, usize);
+/// `tools/call`'s answer: [`ToolResult`] of the name (borrowed from the params
+/// unless it had escapes) and the count.
+struct ToolAnswer<'a>(Cow<'a, str>, usize);
 
-impl Serialize for ToolAnswer {
+impl switchboard::BorrowedResult for ToolAnswer<'static> {
+    type Of<'de> = ToolAnswer<'de>;
+}
+
+impl Serialize for ToolAnswer<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         ToolResult::new(&self.0, self.1).serialize(s)
     }
@@ -742,7 +747,8 @@ fn typed_invalid() -> RpcError {
 }
 
 /// The benches' router with typed handlers: the same methods as [`router`],
-/// their params read by serde (`typed`, or `typed_ref` where they borrow).
+/// their params read by serde (`typed`, or `typed_ref` where they borrow,
+/// `typed_borrowed` where the result borrows too).
 pub fn typed_router() -> Arc<Router> {
     let mut b = Router::builder()
         .typed("subtract", |SubtractArgs(a, b)| {
@@ -757,10 +763,9 @@ pub fn typed_router() -> Arc<Router> {
                 Err(typed_invalid())
             }
         })
-        // A typed handler's result cannot borrow from its params (see
-        // `typed_ref`): the tool's name is copied into the answer.
-        .typed_ref::<ToolCall, _, _>("tools/call", |c| {
-            Ok(ToolAnswer(c.name.into_owned(), c.arguments.0))
+        // The answer borrows the tool's name from the params.
+        .typed_borrowed::<ToolCall, ToolAnswer, _>("tools/call", |c| {
+            Ok(ToolAnswer(c.name, c.arguments.0))
         });
     for name in NOTIFICATIONS {
         b = b.notification(name, |_| notified());

@@ -93,7 +93,7 @@ pub use dispatch::handler::{Call, ResultExt, ResultWriter, RpcError};
 pub use dispatch::middleware;
 pub use dispatch::router::{BuildError, Router, RouterBuilder};
 pub use dispatch::session::{Handled, RunningCalls, Session};
-pub use dispatch::typed::{BorrowedParams, Owned};
+pub use dispatch::typed::{BorrowedParams, BorrowedResult, BorrowingFn, Owned};
 pub use params::{Elements, Key, Kind, Members, Params, ParamsError, RawValue};
 pub use parse::{
     Batch, Code, Error, ErrorData, Field, Id, Item, Message, Method, Notification, Parser,

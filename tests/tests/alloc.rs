@@ -663,3 +663,84 @@ fn typed_handlers_with_borrowed_or_copy_params_do_not_allocate() {
         }
     }
 }
+
+#[test]
+fn typed_handlers_with_borrowed_results_do_not_allocate() {
+    use std::borrow::Cow;
+
+    use switchboard::{BorrowedParams, BorrowedResult, Router, Session};
+
+    #[derive(serde::Deserialize)]
+    struct Tool<'a> {
+        #[serde(borrow)]
+        name: Cow<'a, str>,
+        tag: &'a str,
+        #[serde(default)]
+        limit: u32,
+    }
+    impl BorrowedParams for Tool<'static> {
+        type Of<'de> = Tool<'de>;
+    }
+    #[derive(serde::Serialize)]
+    struct Answer<'a> {
+        name: Cow<'a, str>,
+        tags: [&'a str; 2],
+        limit: u32,
+    }
+    impl BorrowedResult for Answer<'static> {
+        type Of<'de> = Answer<'de>;
+    }
+
+    let router = Router::builder()
+        // A borrowed echo: the answer is the message's own string.
+        .typed_borrowed::<(&str,), &str, _>("echo", |(s,)| Ok(s))
+        .typed_borrowed::<Tool, Answer, _>("tool", |t| {
+            Ok(Answer {
+                name: t.name,
+                tags: [t.tag, t.tag],
+                limit: t.limit,
+            })
+        })
+        .build()
+        .unwrap();
+    let mut session = Session::new(router);
+    let cases: [(&[u8], &str); 3] = [
+        (
+            br#"{"jsonrpc":"2.0","method":"echo","params":["hello"],"id":1}"#,
+            r#"{"jsonrpc":"2.0","result":"hello","id":1}"#,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","method":"tool","params":{"name":"ls","tag":"t","other":{"x":[1]}},"id":2}"#,
+            r#"{"jsonrpc":"2.0","result":{"name":"ls","tags":["t","t"],"limit":0},"id":2}"#,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","method":"tool","params":{"limit":7,"tag":"\u0041","name":"a\"b"},"id":3}"#,
+            "",
+        ),
+    ];
+    for (input, want) in cases {
+        for round in 0..3 {
+            let (same, n) = allocations(|| {
+                session.handle(black_box(input)).map(|r| {
+                    if want.is_empty() {
+                        // An escaped `&str` cannot borrow: a mismatch, -32602.
+                        let code = br#""code":-32602"#;
+                        r.windows(code.len()).any(|w| w == code)
+                    } else {
+                        r == want.as_bytes()
+                    }
+                })
+            });
+            assert_eq!(same, Some(true), "{}", String::from_utf8_lossy(input));
+            // The mismatch's error `data` allocates.
+            if round > 0 && !want.is_empty() {
+                assert_eq!(
+                    n,
+                    0,
+                    "{} allocated {n} times (round {round})",
+                    String::from_utf8_lossy(input)
+                );
+            }
+        }
+    }
+}

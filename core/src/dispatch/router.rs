@@ -12,7 +12,7 @@ use super::async_call::{AsyncResult, OwnedCall};
 use super::handler::{Call, ResultWriter, RpcError};
 use super::method_table::MethodTable;
 use super::middleware::{Layers, Middleware};
-use super::typed::BorrowedParams;
+use super::typed::{BorrowedParams, BorrowedResult, BorrowingFn};
 use crate::connection::{CancelRule, SubscriptionSink};
 use crate::parse::{ParserConfig, Response};
 
@@ -199,8 +199,8 @@ impl RouterBuilder {
     ///
     /// The result `R` cannot borrow from the params (it is one type for every
     /// message, and a closure's return type cannot name its argument's
-    /// lifetime): return owned values, or write through
-    /// [`RouterBuilder::method`]'s [`ResultWriter`] for a zero-copy echo.
+    /// lifetime): return owned values, or use [`RouterBuilder::typed_borrowed`],
+    /// which names the result's family too, for a result that borrows.
     ///
     /// ```
     /// use switchboard::{RawValue, Router, RpcError, Session};
@@ -252,6 +252,61 @@ impl RouterBuilder {
         self.method(name, move |call, out| {
             let p: P::Of<'_> = crate::params::parse_or_null(call.params())?;
             out.serialize(&f(p, call)?)
+        })
+    }
+
+    /// [`RouterBuilder::typed_ref`] whose result may borrow from the params: an
+    /// echo or a lookup answers with the message's own strings, copying nothing
+    /// (a handler with only borrowed or `Copy` params and result allocates
+    /// nothing). `R` names the result type by its `'static` form
+    /// ([`BorrowedResult`]), as `P` names the params; the handler returns
+    /// `R::Of<'de>` for the params' `'de`. Both are given, the closure needs no
+    /// annotations: `typed_borrowed::<(&str, u32), (&str, u32), _>`.
+    ///
+    /// ```
+    /// use switchboard::{BorrowedParams, BorrowedResult, Router, RpcError, Session};
+    /// #[derive(serde::Deserialize)]
+    /// struct Call<'a> {
+    ///     name: &'a str,
+    ///     #[serde(default)]
+    ///     verbose: bool,
+    /// }
+    /// impl BorrowedParams for Call<'static> {
+    ///     type Of<'de> = Call<'de>;
+    /// }
+    /// #[derive(serde::Serialize)]
+    /// struct Answer<'a> {
+    ///     tool: &'a str,
+    ///     verbose: bool,
+    /// }
+    /// impl BorrowedResult for Answer<'static> {
+    ///     type Of<'de> = Answer<'de>;
+    /// }
+    /// let router = Router::builder()
+    ///     .typed_borrowed::<(&str,), &str, _>("echo", |(s,)| Ok(s))
+    ///     .typed_borrowed::<Call, Answer, _>("call", |c| {
+    ///         if c.name.is_empty() {
+    ///             return Err(RpcError::new(1, "no name"));
+    ///         }
+    ///         Ok(Answer { tool: c.name, verbose: c.verbose })
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let mut session = Session::new(router);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"echo","params":["hi"],"id":1}"#);
+    /// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":"hi","id":1}"#);
+    /// let resp = session.handle(br#"{"jsonrpc":"2.0","method":"call","params":{"name":"ls"},"id":2}"#);
+    /// assert_eq!(resp.unwrap(), br#"{"jsonrpc":"2.0","result":{"tool":"ls","verbose":false},"id":2}"#);
+    /// ```
+    pub fn typed_borrowed<P, R, F>(self, name: &str, f: F) -> Self
+    where
+        P: BorrowedParams,
+        R: BorrowedResult,
+        F: for<'de> BorrowingFn<'de, P, R> + Send + Sync + 'static,
+    {
+        self.method(name, move |call, out| {
+            let p: P::Of<'_> = crate::params::parse_or_null(call.params())?;
+            out.serialize(&f(p)?)
         })
     }
 

@@ -5,10 +5,10 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
-use serde::Deserialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::{Deserialize, Serialize};
 
-use crate::RawValue;
+use crate::{RawValue, RpcError};
 
 /// A params type that may borrow from the message, named by its `'static`
 /// form: `(&'static str, i64)` stands for `(&'de str, i64)` for each message's
@@ -139,4 +139,138 @@ tuples! {
     (A, B, C, D)
     (A, B, C, D, E)
     (A, B, C, D, E, F)
+}
+
+/// A result type that may borrow from the params, named by its `'static` form
+/// as [`BorrowedParams`] names params: `&'static str` stands for the `&'de str`
+/// a handler of [`RouterBuilder::typed_borrowed`](crate::RouterBuilder::typed_borrowed)
+/// returns for each message's `'de`.
+///
+/// Implemented for the primitives, `String`, `&str`, `Cow<str>`, serde_json's
+/// `Value` and `&RawValue`, `Option`, `Vec`, `Box` and tuples of up to six
+/// of these, and [`Owned<T>`] for any owned
+/// `Serialize` type. A struct of your own that borrows needs one line:
+///
+/// ```
+/// #[derive(serde::Serialize)]
+/// struct Greeting<'a> {
+///     to: &'a str,
+///     times: u32,
+/// }
+/// impl switchboard::BorrowedResult for Greeting<'static> {
+///     type Of<'de> = Greeting<'de>;
+/// }
+/// ```
+pub trait BorrowedResult: 'static {
+    /// The result type for params borrowed for `'de`.
+    type Of<'de>: Serialize;
+}
+
+impl<T: Serialize + 'static> BorrowedResult for Owned<T> {
+    type Of<'de> = T;
+}
+
+macro_rules! owned_result {
+    ($($t:ty),*) => {
+        $(impl BorrowedResult for $t {
+            type Of<'de> = $t;
+        })*
+    };
+}
+
+owned_result!(
+    (),
+    bool,
+    char,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    f32,
+    f64,
+    String,
+    serde_json::Value
+);
+
+impl BorrowedResult for &'static str {
+    type Of<'de> = &'de str;
+}
+
+impl BorrowedResult for Cow<'static, str> {
+    type Of<'de> = Cow<'de, str>;
+}
+
+impl BorrowedResult for &'static serde_json::value::RawValue {
+    type Of<'de> = &'de serde_json::value::RawValue;
+}
+
+impl<T: BorrowedResult> BorrowedResult for Option<T> {
+    type Of<'de> = Option<T::Of<'de>>;
+}
+
+impl<T: BorrowedResult> BorrowedResult for Vec<T> {
+    type Of<'de> = Vec<T::Of<'de>>;
+}
+
+impl<T: BorrowedResult> BorrowedResult for Box<T> {
+    type Of<'de> = Box<T::Of<'de>>;
+}
+
+macro_rules! result_tuples {
+    ($(($($t:ident),+))*) => {
+        $(impl<$($t: BorrowedResult),+> BorrowedResult for ($($t,)+) {
+            type Of<'de> = ($($t::Of<'de>,)+);
+        })*
+    };
+}
+
+result_tuples! {
+    (A)
+    (A, B)
+    (A, B, C)
+    (A, B, C, D)
+    (A, B, C, D, E)
+    (A, B, C, D, E, F)
+}
+
+/// The handlers of [`RouterBuilder::typed_borrowed`](crate::RouterBuilder::typed_borrowed):
+/// `Fn(P::Of<'de>) -> Result<R::Of<'de>, RpcError>` for one `'de`, implemented
+/// for every such closure. (A bound `for<'de> Fn(P::Of<'de>) -> Result<R::Of<'de>, _>`
+/// cannot be written: the result would name a lifetime that the argument names
+/// only through `P`; this trait carries `'de` itself.) Closures and functions
+/// implement it when their result may borrow from their params:
+///
+/// ```
+/// use switchboard::{BorrowingFn, RpcError};
+/// fn first_word<'de>((s,): (&'de str,)) -> Result<&'de str, RpcError> {
+///     Ok(s.split(' ').next().unwrap_or(""))
+/// }
+/// fn handler<F>(f: F) -> F
+/// where
+///     F: for<'de> BorrowingFn<'de, (&'static str,), &'static str>,
+/// {
+///     f
+/// }
+/// let f = handler(first_word);
+/// assert_eq!(f(("hello world",)).unwrap(), "hello");
+/// ```
+pub trait BorrowingFn<'de, P: BorrowedParams, R: BorrowedResult>:
+    Fn(P::Of<'de>) -> Result<R::Of<'de>, RpcError>
+{
+}
+
+impl<'de, P, R, F> BorrowingFn<'de, P, R> for F
+where
+    P: BorrowedParams,
+    R: BorrowedResult,
+    F: Fn(P::Of<'de>) -> Result<R::Of<'de>, RpcError>,
+{
 }

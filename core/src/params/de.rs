@@ -183,6 +183,17 @@ impl<'de> Deserializer<'de> {
     /// The first byte of the next value (whitespace skipped, `pos` moved there).
     #[inline]
     fn peek(&mut self) -> Result<u8> {
+        // Compact JSON has no whitespace before most values: one read tells
+        // (outside strings, validated JSON has no byte below `!` but whitespace).
+        match self.b.get(self.pos) {
+            Some(&c) if c > b' ' => Ok(c),
+            _ => self.peek_past_ws(),
+        }
+    }
+
+    /// [`Deserializer::peek`] with whitespace to skip first.
+    #[inline(never)]
+    fn peek_past_ws(&mut self) -> Result<u8> {
         self.pos = skip_ws(self.b, self.pos);
         match self.b.get(self.pos) {
             Some(&c) => Ok(c),
@@ -259,7 +270,7 @@ impl<'de> Deserializer<'de> {
 
     /// The string at `pos` (its quote), consumed: borrowed when it has no
     /// escapes, else decoded into `scratch`.
-    #[inline]
+    #[inline(always)]
     fn string<'s>(&'s mut self) -> Result<Text<'de, 's>> {
         let b = self.b;
         let at = self.pos;
@@ -300,17 +311,25 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Steps into an array or object (`pos` at its bracket).
+    #[inline]
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
         if self.depth > RECURSION_LIMIT {
-            return Err(self.error("recursion limit exceeded"));
+            return Err(self.too_deep());
         }
         self.pos += 1;
         Ok(())
     }
 
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> Error {
+        self.error("recursion limit exceeded")
+    }
+
     /// Steps out of the array or object whose `close` bracket must be next:
     /// anything else is a value the visitor left unread.
+    #[inline]
     fn leave(&mut self, close: u8) -> Result<()> {
         self.depth -= 1;
         match self.peek() {
@@ -318,10 +337,17 @@ impl<'de> Deserializer<'de> {
                 self.pos += 1;
                 Ok(())
             }
-            _ => Err(self.error("trailing characters")),
+            _ => Err(self.trailing()),
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn trailing(&self) -> Error {
+        self.error("trailing characters")
+    }
+
+    #[inline]
     fn seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.enter()?;
         let v = visitor.visit_seq(Seq {
@@ -332,6 +358,7 @@ impl<'de> Deserializer<'de> {
         Ok(v)
     }
 
+    #[inline]
     fn map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.enter()?;
         let top = self.depth == 1;
@@ -808,17 +835,24 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         let at = de.pos;
         // Most names have no escape, which the search for their end tells: a
         // quote before any backslash.
-        let q = crate::simd::find_quote_or_backslash(de.b, at + 1);
-        let (end, escaped) = match de.b.get(q) {
-            Some(b'"') => (q + 1, false),
-            _ => (skip_string(de.b, at), true),
+        let b = de.b;
+        let q = crate::simd::find_quote_or_backslash(b, at + 1);
+        let (body, end, escaped) = match b.get(q) {
+            Some(b'"') => (b.get(at + 1..q).unwrap_or_default(), q + 1, false),
+            _ => {
+                let end = skip_string(b, at);
+                (b.get(at + 1..end - 1).unwrap_or_default(), end, true)
+            }
         };
-        let body = de.b.get(at + 1..end - 1).unwrap_or_default();
         if self.top {
             seen_check(&mut de.seen, body, escaped, at)?;
         }
-        // Past the `:`.
-        de.pos = skip_ws(de.b, end) + 1;
+        // Past the `:` (most often right after the name).
+        de.pos = if b.get(end) == Some(&b':') {
+            end + 1
+        } else {
+            skip_ws(b, end) + 1
+        };
         seed.deserialize(KeyDe {
             de,
             body,
@@ -835,24 +869,38 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
 }
 
 /// Records `body`, a top-level member name at `at`, refusing a repeat.
-#[inline]
+#[inline(always)]
 fn seen_check<'de>(seen: &mut Seen<'de>, body: &'de [u8], escaped: bool, at: usize) -> Result<()> {
     let n = seen.n;
-    if n == Seen::SMALL {
+    if n >= Seen::SMALL {
         return Ok(());
     }
-    for (i, &k) in seen.keys[..n].iter().enumerate() {
-        // The same bytes are the same name; different bytes can be only
-        // through an escape.
-        let e = seen.escaped >> i & 1 != 0;
-        if k == body || ((e || escaped) && Key { inner: k }.eq_key(&Key { inner: body })) {
+    // The same bytes are the same name; different bytes can be only through
+    // an escape (out of line: rare).
+    let any_escaped = seen.escaped != 0 || escaped;
+    for &k in &seen.keys[..n] {
+        if k.len() == body.len() && k == body {
             return Err(repeated(body, at));
         }
+    }
+    if any_escaped && escaped_repeat(seen, body, escaped) {
+        return Err(repeated(body, at));
     }
     seen.keys[n] = body;
     seen.escaped |= u8::from(escaped) << n;
     seen.n = n + 1;
     Ok(())
+}
+
+/// Whether `body` names the same member as one of `seen`'s names with
+/// different bytes, which takes an escape in one of them.
+#[cold]
+#[inline(never)]
+fn escaped_repeat(seen: &Seen<'_>, body: &[u8], escaped: bool) -> bool {
+    seen.keys[..seen.n].iter().enumerate().any(|(i, &k)| {
+        let e = seen.escaped >> i & 1 != 0;
+        (e || escaped) && Key { inner: k }.eq_key(&Key { inner: body })
+    })
 }
 
 #[cold]
@@ -1522,6 +1570,9 @@ mod tests {
         for json in [
             r#"{"a":1,"a":2}"#,
             r#"{"a":1,"b":2,"\u0061":3}"#,
+            r#"{"\u0061":1,"b":2,"a":3}"#,
+            r#"{"\u0061":1,"\u0061":2}"#,
+            r#"{"a\u0062":1,"\u0061b":2}"#,
             r#"{"a":"x","a":1}"#,
         ] {
             let e = from_validated::<serde_json::Value>(json.as_bytes()).unwrap_err();
