@@ -293,39 +293,54 @@ fn value<'a, K: Kernel, const NOTE: bool>(
     c: u8,
     long: &mut LongValues,
 ) -> Option<Value> {
-    let end = match c {
-        b'"' => {
-            // A string that may go on past its block is noted if long: the
-            // blocks up to the next token start say where it ends
-            // ([`Blocks::finished`]).
-            if NOTE && t.is_empty() {
-                t.fill(s)?;
-                if s.finished().0 == v {
-                    long.note(v, s.finished().1);
-                }
+    // Strings, numbers (a table), openings: the most frequent first.
+    let end = if c == b'"' {
+        // A string that may go on past its block is noted if long: the
+        // blocks up to the next token start say where it ends
+        // ([`Blocks::finished`]).
+        if NOTE && t.is_empty() {
+            t.fill(s)?;
+            if s.finished().0 == v {
+                long.note(v, s.finished().1);
             }
-            return Some(Value::Scalar);
         }
-        b'[' | b'{' => return Some(Value::Open),
-        b'0'..=b'9' | b'-' => {
-            if let Some(window) = b.get(v..).and_then(<[u8]>::first_chunk::<32>) {
-                let digits = s.kernel().digits32(window);
-                if number_in(window, digits).is_some() {
-                    return Some(Value::Scalar);
-                }
+        return Some(Value::Scalar);
+    } else if NUMBER_START[c as usize] {
+        if let Some(window) = b.get(v..).and_then(<[u8]>::first_chunk::<32>) {
+            let digits = s.kernel().digits32(window);
+            if number_in(window, digits).is_some() {
+                return Some(Value::Scalar);
             }
-            number_long::<NOTE>(b, v, long)?
         }
-        b't' => literal(b, v, b"true")?,
-        b'f' => literal(b, v, b"false")?,
-        b'n' => literal(b, v, b"null")?,
-        _ => return None,
+        number_long::<NOTE>(b, v, long)?
+    } else if c | 0x20 == b'{' {
+        // `[` (0x5b) or `{` (0x7b).
+        return Some(Value::Open);
+    } else {
+        match c {
+            b't' => literal(b, v, b"true")?,
+            b'f' => literal(b, v, b"false")?,
+            b'n' => literal(b, v, b"null")?,
+            _ => return None,
+        }
     };
     match b.get(end) {
         Some(&c) if !DELIMITER[c as usize] => None,
         _ => Some(Value::Scalar),
     }
 }
+
+/// The bytes a number starts with: `-` and the digits.
+static NUMBER_START: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'-' as usize] = true;
+    let mut c = b'0';
+    while c <= b'9' {
+        t[c as usize] = true;
+        c += 1;
+    }
+    t
+};
 
 #[inline(always)]
 fn literal(b: &[u8], p: usize, lit: &[u8]) -> Option<usize> {
