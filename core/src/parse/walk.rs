@@ -308,7 +308,7 @@ fn value<'a, K: Kernel, const NOTE: bool>(
     } else if NUMBER_START[c as usize] {
         if let Some(window) = b.get(v..).and_then(<[u8]>::first_chunk::<32>) {
             let digits = s.kernel().digits32(window);
-            if number_in(window, digits).is_some() {
+            if number_in(window, digits, c == b'-').is_some() {
                 return Some(Value::Scalar);
             }
         }
@@ -348,18 +348,19 @@ fn literal(b: &[u8], p: usize, lit: &[u8]) -> Option<usize> {
 }
 
 /// Where the number starting `window` ends, when it ends inside it before its
-/// last byte and a delimiter follows it (`digits`: the window's digit mask).
+/// last byte and a delimiter follows it (`digits`: the window's digit mask;
+/// `minus`: whether its first byte is `-`, which the caller knows already).
 /// `None` otherwise: the number is invalid, goes on (runs of digits are found
 /// up to the last byte only) or is followed by something else ("01"), and
 /// [`number_long`] decides.
 #[inline(always)]
-fn number_in(window: &[u8; 32], digits: u32) -> Option<usize> {
+fn number_in(window: &[u8; 32], digits: u32, minus: bool) -> Option<usize> {
     // The last byte counts as no digit: each run stops by it, so every index
     // below is in the window (`& 31` tells the compiler).
     let digits = u64::from(digits & !(1 << 31));
     // The digits from `i` on.
     let run = |i: usize| (!(digits >> i)).trailing_zeros() as usize;
-    let mut i = usize::from(window[0] == b'-');
+    let mut i = usize::from(minus);
     let n = run(i);
     // A leading zero stands alone.
     if n == 0 || (window[i] == b'0' && n > 1) {
@@ -749,7 +750,7 @@ mod tests {
             let digits = crate::simd::scalar::digits32(&window, 0);
             let want = number_end(&window, 0).filter(|&e| e < 32 && DELIMITER[window[e] as usize]);
             assert_eq!(
-                number_in(&window, digits),
+                number_in(&window, digits, window[0] == b'-'),
                 want,
                 "{}",
                 String::from_utf8_lossy(&window)
