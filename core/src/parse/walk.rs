@@ -347,17 +347,18 @@ fn literal(b: &[u8], p: usize, lit: &[u8]) -> Option<usize> {
     b.get(p..)?.starts_with(lit).then_some(p + lit.len())
 }
 
-/// Where the number starting `window` ends, when it ends inside it before its
-/// last byte and a delimiter follows it (`digits`: the window's digit mask;
-/// `minus`: whether its first byte is `-`, which the caller knows already).
-/// `None` otherwise: the number is invalid, goes on (runs of digits are found
-/// up to the last byte only) or is followed by something else ("01"), and
-/// [`number_long`] decides.
+/// Where the number starting `window` ends, when a delimiter follows it
+/// inside the window (`digits`: the window's digit mask; `minus`: whether its
+/// first byte is `-`, which the caller knows already). `None` otherwise: the
+/// number is invalid, runs to the window's end or is followed by something
+/// else ("01"), and [`number_long`] decides.
 #[inline(always)]
 fn number_in(window: &[u8; 32], digits: u32, minus: bool) -> Option<usize> {
-    // The last byte counts as no digit: each run stops by it, so every index
-    // below is in the window (`& 31` tells the compiler).
-    let digits = u64::from(digits & !(1 << 31));
+    // Runs of digits stop by the window's end, so the indexes below are at
+    // most 32; `& 31` keeps them in the window, and turns 32 into 0, the
+    // number's first byte: `-` or a digit, which ends no part of a number,
+    // so a number that runs to the window's end gets `None`.
+    let digits = u64::from(digits);
     // The digits from `i` on.
     let run = |i: usize| (!(digits >> i)).trailing_zeros() as usize;
     let mut i = usize::from(minus);
