@@ -352,15 +352,17 @@ impl<'a, K: Kernel> Blocks<'a, K> {
             return None;
         }
         tick(1);
-        let mut tail = [b' '; 64];
+        let tail;
         // The bytes of the input in this block: bit i is `b[at + i]`.
         let mut inside = u64::MAX;
         let block = match b.get(at..).and_then(<[u8]>::first_chunk::<64>) {
             Some(block) => block,
             None => {
                 let rest = &b[at..];
-                tail[..rest.len()].copy_from_slice(rest);
+                let mut last = [b' '; 64];
+                last[..rest.len()].copy_from_slice(rest);
                 inside = (1u64 << rest.len()) - 1;
+                tail = last;
                 &tail
             }
         };

@@ -293,33 +293,36 @@ fn value<'a, K: Kernel, const NOTE: bool>(
     c: u8,
     long: &mut LongValues,
 ) -> Option<Value> {
-    let end = match c {
-        b'"' => {
-            // A string that may go on past its block is noted if long: the
-            // blocks up to the next token start say where it ends
-            // ([`Blocks::finished`]).
-            if NOTE && t.is_empty() {
-                t.fill(s)?;
-                if s.finished().0 == v {
-                    long.note(v, s.finished().1);
-                }
+    // Strings, numbers (a table), openings: the most frequent first.
+    let end = if c == b'"' {
+        // A string that may go on past its block is noted if long: the
+        // blocks up to the next token start say where it ends
+        // ([`Blocks::finished`]).
+        if NOTE && t.is_empty() {
+            t.fill(s)?;
+            if s.finished().0 == v {
+                long.note(v, s.finished().1);
             }
-            return Some(Value::Scalar);
         }
-        b'[' | b'{' => return Some(Value::Open),
-        b'0'..=b'9' | b'-' => {
-            if let Some(window) = b.get(v..).and_then(<[u8]>::first_chunk::<32>) {
-                let digits = s.kernel().digits32(window);
-                if let Some(i) = number_in(window, digits) {
-                    return DELIMITER[window[i] as usize].then_some(Value::Scalar);
-                }
+        return Some(Value::Scalar);
+    } else if NUMBER_START[c as usize] {
+        if let Some(window) = b.get(v..).and_then(<[u8]>::first_chunk::<32>) {
+            let digits = s.kernel().digits32(window);
+            if number_in(window, digits, c == b'-').is_some() {
+                return Some(Value::Scalar);
             }
-            number_long::<NOTE>(b, v, long)?
         }
-        b't' => literal(b, v, b"true")?,
-        b'f' => literal(b, v, b"false")?,
-        b'n' => literal(b, v, b"null")?,
-        _ => return None,
+        number_long::<NOTE>(b, v, long)?
+    } else if c | 0x20 == b'{' {
+        // `[` (0x5b) or `{` (0x7b).
+        return Some(Value::Open);
+    } else {
+        match c {
+            b't' => literal(b, v, b"true")?,
+            b'f' => literal(b, v, b"false")?,
+            b'n' => literal(b, v, b"null")?,
+            _ => return None,
+        }
     };
     match b.get(end) {
         Some(&c) if !DELIMITER[c as usize] => None,
@@ -327,56 +330,98 @@ fn value<'a, K: Kernel, const NOTE: bool>(
     }
 }
 
+/// The bytes a number starts with: `-` and the digits.
+static NUMBER_START: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'-' as usize] = true;
+    let mut c = b'0';
+    while c <= b'9' {
+        t[c as usize] = true;
+        c += 1;
+    }
+    t
+};
+
 #[inline(always)]
 fn literal(b: &[u8], p: usize, lit: &[u8]) -> Option<usize> {
     b.get(p..)?.starts_with(lit).then_some(p + lit.len())
 }
 
-/// The length of the number starting `window` when it ends inside it with a
-/// byte to spare (`digits`: the window's digit mask); `None` otherwise
-/// (invalid, or longer: [`number_long`] decides).
+/// Where the number starting `window` ends, when a delimiter follows it
+/// inside the window (`digits`: the window's digit mask; `minus`: whether its
+/// first byte is `-`, which the caller knows already). `None` otherwise: the
+/// number is invalid, runs to the window's end or is followed by something
+/// else ("01"), and [`number_long`] decides.
 #[inline(always)]
-fn number_in(window: &[u8; 32], digits: u32) -> Option<usize> {
+fn number_in(window: &[u8; 32], digits: u32, minus: bool) -> Option<usize> {
+    // Runs of digits stop by the window's end, so the indexes below are at
+    // most 32; `& 31` keeps them in the window, and turns 32 into 0, the
+    // number's first byte: `-` or a digit, which ends no part of a number,
+    // so a number that runs to the window's end gets `None`.
     let digits = u64::from(digits);
     // The digits from `i` on.
     let run = |i: usize| (!(digits >> i)).trailing_zeros() as usize;
-    let mut i = usize::from(window[0] == b'-');
-    match run(i) {
-        0 => return None,
-        // A leading zero stands alone ("01" fails on what follows).
-        n => i += if window[i] == b'0' { 1 } else { n },
-    }
-    // Each part must end inside the window with room for what may follow it
-    // (`.`, `e` and a sign, the delimiter), or [`number_long`] reads it.
-    if i >= 30 {
+    let mut i = usize::from(minus);
+    let n = run(i);
+    // A leading zero stands alone.
+    if n == 0 || (window[i] == b'0' && n > 1) {
         return None;
     }
+    i = (i + n) & 31;
     if window[i] == b'.' {
         let n = run(i + 1);
         if n == 0 {
             return None;
         }
-        i += 1 + n;
-        if i >= 30 {
-            return None;
-        }
+        i = (i + 1 + n) & 31;
     }
-    if window[i] | 0x20 == b'e' {
-        i += 1;
-        if window[i] == b'+' || window[i] == b'-' {
-            i += 1;
-        }
-        let n = run(i);
-        if n == 0 {
-            return None;
-        }
-        i += n;
-        if i >= 31 {
-            return None;
-        }
+    match NUMBER_END[window[i] as usize] {
+        End::Delimiter => Some(i),
+        End::Exponent => exponent_in(window, digits, i),
+        End::Other => None,
     }
-    Some(i)
 }
+
+/// [`number_in`] from the `e` or `E` at `i`.
+#[inline(always)]
+fn exponent_in(window: &[u8; 32], digits: u64, mut i: usize) -> Option<usize> {
+    i += 1;
+    if let Some(b'+' | b'-') = window.get(i) {
+        i += 1;
+    }
+    let n = (!(digits >> i)).trailing_zeros() as usize;
+    if n == 0 {
+        return None;
+    }
+    i = (i + n) & 31;
+    DELIMITER[window[i] as usize].then_some(i)
+}
+
+/// What a byte after a number's integer or fraction part is to it.
+#[derive(Clone, Copy)]
+enum End {
+    /// Whitespace or a structural character: the number ends.
+    Delimiter,
+    /// `e` or `E`: an exponent follows.
+    Exponent,
+    /// Anything else.
+    Other,
+}
+
+/// [`End`] by byte: one lookup for the two tests most numbers end with.
+static NUMBER_END: [End; 256] = {
+    let mut t = [End::Other; 256];
+    let mut i = 0;
+    while i < 256 {
+        if DELIMITER[i] {
+            t[i] = End::Delimiter;
+        }
+        i += 1;
+    }
+    t[b'e' as usize] = End::Exponent;
+    t[b'E' as usize] = End::Exponent;
+    t
+};
 
 /// [`number_end`] for the numbers [`number_in`] cannot take, noted if long.
 #[cold]
@@ -602,6 +647,87 @@ mod tests {
                 w[i] = bad[next() % bad.len()];
                 check(&w, 128);
             }
+        }
+    }
+
+    /// Numbers valid and not, short and long, at every offset from a block's
+    /// start (so across the ends of blocks and of the 32-byte window), each
+    /// followed by what may and may not follow one, and cut at the end of the
+    /// input: [`check`].
+    #[test]
+    fn numbers_across_windows_and_blocks() {
+        let mut numbers: Vec<Vec<u8>> = "0 -0 01 -01 00 1. -1. 1e 1e+ 1E- 1e+5 0e0 - -.5 .5 +1 \
+            1.e5 1e5.0 2.5.1 1ee5 1e5e5 0x1 1-2 1..2 0.0 -0.0e-0 1E+05 -1.25e-300 1.5e 1.5E+ \
+            5.633161347632"
+            .split_ascii_whitespace()
+            .map(|n| n.as_bytes().to_vec())
+            .collect();
+        // Parts of every length around the window's: integer, fraction and
+        // exponent digits ending on each side of the window's last bytes.
+        let digits = |n: usize| (0..n).map(|k| b"123456789"[k % 9]).collect::<Vec<u8>>();
+        for len in [1, 2, 15, 27, 28, 29, 30, 31, 32, 33, 40, 70] {
+            numbers.push(digits(len));
+            numbers.push([&b"-"[..], &digits(len)].concat());
+            numbers.push([&b"1."[..], &digits(len)].concat());
+            numbers.push([&digits(len), &b".5"[..]].concat());
+            numbers.push([&digits(len), &b"e"[..]].concat());
+            numbers.push([&b"-0."[..], &digits(len), b"e-", &digits(2)].concat());
+            numbers.push([&b"2e+"[..], &digits(len)].concat());
+            numbers.push([&b"2.5E"[..], &digits(len)].concat());
+        }
+        // Members after the number's array: a whole window after any number.
+        let tail = b",1".repeat(20);
+        // Miri: a small sample (safe code; about 0.1 s a check there).
+        let (every, pads) = if cfg!(miri) { (29, 34) } else { (1, 1) };
+        let mut checked = 0;
+        for n in numbers.iter().step_by(every) {
+            for pad in (0..70).step_by(pads) {
+                for after in [&b""[..], b",7", b" ", b"\n", b"x", b".", b"e", b"-", b"}"] {
+                    let mut doc = vec![b'['];
+                    doc.resize(1 + pad, b' ');
+                    doc.push(b'[');
+                    doc.extend_from_slice(n);
+                    let cut = doc.len();
+                    doc.extend_from_slice(after);
+                    doc.push(b']');
+                    doc.extend_from_slice(&tail);
+                    doc.push(b']');
+                    check(&doc, 128);
+                    check(&doc[..cut], 128);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked * every * pads > 10_000);
+    }
+
+    /// [`number_in`] takes what [`number_end`] takes, ending before a
+    /// delimiter inside the window, and nothing else.
+    #[test]
+    fn number_in_agrees_with_number_end() {
+        let mut next = crate::test_rng::lcg(0x7a3_u64);
+        let alphabet = b"0123456789-+.eE ,]x";
+        for round in 0..if cfg!(miri) { 500 } else { 200_000 } {
+            let mut window = [b' '; 32];
+            // Mostly number-like bytes, of every length.
+            let len = 1 + next() % 32;
+            for x in &mut window[..len] {
+                *x = match next() % 3 {
+                    0 => alphabet[next() % alphabet.len()],
+                    _ => b"0123456789"[next() % 10],
+                };
+            }
+            if round % 2 == 0 && !matches!(window[0], b'-' | b'0'..=b'9') {
+                window[0] = b'-';
+            }
+            let digits = crate::simd::scalar::digits32(&window, 0);
+            let want = number_end(&window, 0).filter(|&e| e < 32 && DELIMITER[window[e] as usize]);
+            assert_eq!(
+                number_in(&window, digits, window[0] == b'-'),
+                want,
+                "{}",
+                String::from_utf8_lossy(&window)
+            );
         }
     }
 
