@@ -551,6 +551,24 @@ def sc_unloaded_keepalive(kind):
     return run_attack(kind, [], attack, keepalive=True)
 
 
+def sc_cpu_hogs(kind):
+    """A control, not an attack: two busy-looping processes (as many as this
+    machine's 2 cores) for the hold time, nothing sent to the server. What CPU
+    contention alone does to the normal client's p99: every attack below also
+    takes CPU, on the same cores, in its driver and in the server's work for it."""
+    def attack(srv):
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(os.cpu_count() or 2)]
+        try:
+            time.sleep(HOLD)
+        finally:
+            for h in hogs:
+                h.kill()
+                h.wait()
+        return f"{len(hogs)} busy loops for {HOLD:g} s, no attack"
+    return run_attack(kind, [], attack)
+
+
 def sc_ws_unloaded(kind):
     """The WebSocket normal client alone: the p99 the WebSocket rows are held to."""
     def attack(srv):
@@ -1254,6 +1272,7 @@ def sc_stdio_lsp(kind):
 SCENARIOS = [
     ("unloaded: the normal client alone (fresh connections)", sc_unloaded),
     ("unloaded: the normal client alone (one keep-alive connection)", sc_unloaded_keepalive),
+    ("control: CPU contention alone (busy loops on every core, no attack)", sc_cpu_hogs),
     ("slowloris, 2000 conns, a header byte a second", sc_slowloris),
     ("slowloris above the cap (sb --max-connections 1000), 1500 conns", sc_slowloris_cap),
     ("5000 idle connections", sc_idle),
