@@ -10,7 +10,7 @@ use core::arch::x86_64::{
     _mm256_andnot_si256, _mm256_min_epu8, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
 };
 
-use super::skip::{Kernel, Masks, count_blocks, skip_blocks, skip_text_blocks};
+use super::skip::{Kernel, Masks, count_blocks, skip_blocks_first, skip_text_blocks};
 use super::text::{Text, TextMasks, UTF8_LOOKUP, text_blocks};
 
 /// Whether this CPU can run [`find_special`] and [`skip_container`] (AVX2, and
@@ -239,13 +239,13 @@ macro_rules! kernel {
 }
 
 /// The end of the validated array or object opening at `bytes[p]`
-/// ([`skip_blocks`] on AVX2 masks).
+/// ([`skip_blocks_first`] on AVX2 masks).
 ///
 /// # Safety
 /// - The CPU must support AVX2 ([`is_available`] returned `true`).
 #[target_feature(enable = "avx2,popcnt,pclmulqdq,bmi1,bmi2")]
 pub(crate) unsafe fn skip_container(bytes: &[u8], p: usize) -> usize {
-    skip_blocks(bytes, p, &kernel!())
+    skip_blocks_first(bytes, p, &kernel!())
 }
 
 /// The number of values left in a validated array or object from `bytes[p]`

@@ -132,7 +132,81 @@ where
     debug_assert!(matches!(b.get(p), Some(b'[' | b'{')));
     // From just after the opening bracket, one level deep: a first block with
     // fewer closing brackets than that cannot end the value either.
-    walk_blocks(b, p + 1, k, |state, m, at| {
+    walk_blocks(b, p + 1, k, Walk::START, |state, m, at| {
+        state.block(m, &k.prefix_xor).map(|i| at + i + 1)
+    })
+    .unwrap_or(b.len())
+}
+
+/// [`skip_blocks`], its first block on a shorter path (most members of a small
+/// object close within the 64 bytes after their opening bracket): the closing
+/// bracket is the first closing one outside strings with as many opening ones
+/// before it as closing ones (itself included) minus one (the depth, one after
+/// the opening bracket and moving by one per bracket, is first back to zero
+/// there), found by a popcount per closing bracket with no walk state. A
+/// container that goes on continues the walk from the state after that block,
+/// as [`skip_blocks`] would have it. When the buffer ends within 64 bytes of the
+/// bracket the block is its last 64 bytes shifted, as in the walk's last step (a
+/// buffer shorter than 64 bytes goes to [`skip_blocks`]). Equal to
+/// [`skip_blocks`] on any input.
+#[inline(always)]
+pub(crate) fn skip_blocks_first<M, T, P, W, X>(
+    b: &[u8],
+    p: usize,
+    k: &Kernel<M, T, P, W, X>,
+) -> usize
+where
+    M: Fn(&[u8], usize) -> Masks,
+    T: Fn(&[u8; 64]) -> Masks,
+    P: Fn(&[u8], usize) -> bool,
+    W: Fn(&[u8], usize) -> bool,
+    X: Fn(u64) -> u64,
+{
+    debug_assert!(matches!(b.get(p), Some(b'[' | b'{')));
+    let at = p + 1;
+    let Some(last) = b.len().checked_sub(64) else {
+        return skip_blocks(b, p, k); // a padded copy: the walk's own tail step
+    };
+    tick(1);
+    // The block at `at`, or the buffer's last 64 bytes shifted (the walk's last
+    // step: the buffer ends within 64 bytes of the bracket).
+    let whole = at <= last;
+    let m = if whole {
+        (k.masks)(b, at)
+    } else if at < b.len() {
+        (k.masks)(b, last).shr((at - last) as u32)
+    } else {
+        return b.len(); // a bracket as the last byte (never, validated)
+    };
+    let mut carry = 0;
+    let mut quotes = m.quotes;
+    if m.backslashes != 0 {
+        quotes &= !escaped_bytes(m.backslashes, &mut carry);
+    }
+    let strings = (k.prefix_xor)(quotes);
+    let opens = m.opens & !strings;
+    let closes = m.closes & !strings;
+    let mut rest = closes;
+    let mut n = 1;
+    while rest != 0 {
+        tick(1);
+        let i = rest.trailing_zeros();
+        if (opens & ((1u64 << i) - 1)).count_ones() + 1 == n {
+            return at + i as usize + 1;
+        }
+        n += 1;
+        rest &= rest - 1;
+    }
+    if !whole {
+        return b.len(); // never closes (never, validated)
+    }
+    // Not closed here: at least one more opening bracket than closing ones.
+    let state = Walk {
+        depth: 1 + u64::from(opens.count_ones()) - u64::from(closes.count_ones()),
+        in_string: ((strings as i64) >> 63) as u64,
+        carry,
+    };
+    walk_blocks(b, at + 64, k, state, |state, m, at| {
         state.block(m, &k.prefix_xor).map(|i| at + i + 1)
     })
     .unwrap_or(b.len())
@@ -154,6 +228,7 @@ fn walk_blocks<R, M, T, P, W, X>(
     b: &[u8],
     mut at: usize,
     k: &Kernel<M, T, P, W, X>,
+    mut state: Walk,
     mut block: impl FnMut(&mut Walk, Masks, usize) -> Option<R>,
 ) -> Option<R>
 where
@@ -162,11 +237,6 @@ where
     P: Fn(&[u8], usize) -> bool,
     W: Fn(&[u8], usize) -> bool,
 {
-    let mut state = Walk {
-        depth: 1,
-        in_string: 0,
-        carry: 0,
-    };
     // `at < stop` is `at + 64 <= b.len()`.
     let stop = b.len().saturating_sub(63);
     while at < stop {
@@ -262,7 +332,7 @@ where
         return 0;
     }
     let mut n = 1;
-    walk_blocks(b, p, k, |state, m, _| {
+    walk_blocks(b, p, k, Walk::START, |state, m, _| {
         state.count_block(m, &k.prefix_xor, &mut n)
     });
     n
@@ -330,6 +400,13 @@ struct Walk {
 }
 
 impl Walk {
+    /// One level inside a container, outside strings, no escape pending.
+    const START: Walk = Walk {
+        depth: 1,
+        in_string: 0,
+        carry: 0,
+    };
+
     /// The block's quotes that are not escaped, updating the escape carry; the
     /// escape masks are skipped when no backslash is in play (most blocks of
     /// dense JSON), and otherwise come from [`escaped_bytes`].
@@ -479,6 +556,13 @@ pub(crate) fn skip_container_scalar(b: &[u8], p: usize) -> usize {
     skip_blocks(b, p, &scalar_kernel!())
 }
 
+/// [`skip_blocks_first`] on the scalar masks: its instance run under Miri,
+/// tested against [`skip_container_scalar`].
+#[cfg(test)]
+pub(crate) fn skip_container_first_scalar(b: &[u8], p: usize) -> usize {
+    skip_blocks_first(b, p, &scalar_kernel!())
+}
+
 /// [`count_blocks`] with the scalar masks: the scalar build's kernel.
 #[cfg_attr(
     all(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")), not(switchboard_disable_simd), not(miri), not(test)),
@@ -614,6 +698,70 @@ mod tests {
                     let e = unsafe { super::super::avx512::skip_container(&v, start) };
                     assert_eq!(e, end, "avx512 {ctx}");
                 }
+            }
+        }
+    }
+
+    /// Small generated containers (ending before, at and just after 64 bytes
+    /// from the bracket; strings with escaped quotes, backslash runs and
+    /// brackets; nesting; the buffer ending right after the container or a few
+    /// bytes later, buffers shorter and longer than 64 bytes): the first-block
+    /// path ([`skip_blocks_first`], scalar and AVX2) ends each where
+    /// [`skip_container_scalar`] and the byte walk do.
+    #[test]
+    fn first_block_matches_the_walk() {
+        let mut next = crate::test_rng::lcg(0x00f1_257b_10c4_u64);
+        let strings: [&[u8]; 9] = [
+            b"\"a\"",
+            b"\"]}\"",
+            b"\"\\\"[\"",
+            b"\"\\\\\"",
+            b"\"\\\\\\\"}\"",
+            b"\"x\\\\\\\\y]\"",
+            b"\"{[\\\"]}\"",
+            b"\"\"",
+            b"\"\\\\\\\\\\\"\\\\\"",
+        ];
+        let rounds = if cfg!(miri) { 60 } else { 40000 };
+        for _ in 0..rounds {
+            let mut v = vec![b' '; next() % 80];
+            let start = v.len();
+            let mut stack = Vec::new();
+            let target = next() % 100;
+            let open = |v: &mut Vec<u8>, stack: &mut Vec<u8>, obj: bool| {
+                v.push(if obj { b'{' } else { b'[' });
+                stack.push(if obj { b'}' } else { b']' });
+            };
+            open(&mut v, &mut stack, next().is_multiple_of(2));
+            while !stack.is_empty() {
+                match next() % 10 {
+                    0 if v.len() - start < target => {
+                        open(&mut v, &mut stack, next().is_multiple_of(2))
+                    }
+                    1..=3 => v.extend_from_slice(strings[next() % strings.len()]),
+                    4 => v.extend_from_slice(&b"1,"[..1 + next() % 2]),
+                    5 => v.extend_from_slice(b":"),
+                    6 if v.len() - start < target => v.push(b'x'),
+                    _ => {
+                        let c = stack.pop().expect("not empty");
+                        v.push(c);
+                    }
+                }
+            }
+            let end = v.len();
+            if !next().is_multiple_of(3) {
+                v.extend_from_slice(&b"}]}],\"k\":{\"v\"}"[..next() % 15]);
+                v.extend(std::iter::repeat_n(b' ', next() % 70));
+            }
+            let ctx = String::from_utf8_lossy(&v).into_owned();
+            assert_eq!(walk(&v, start), end, "reference {ctx}");
+            assert_eq!(skip_container_scalar(&v, start), end, "scalar {ctx}");
+            assert_eq!(skip_container_first_scalar(&v, start), end, "first {ctx}");
+            #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
+            if super::super::avx2::is_available() {
+                // SAFETY: AVX2 was just detected on this CPU.
+                let e = unsafe { super::super::avx2::skip_container(&v, start) };
+                assert_eq!(e, end, "avx2 {ctx}");
             }
         }
     }
@@ -998,6 +1146,7 @@ mod tests {
             v[p] = b'[';
             let want = skip_container_scalar(&v, p);
             assert!(want <= v.len(), "{ctx}");
+            assert_eq!(skip_container_first_scalar(&v, p), want, "first {p} {ctx}");
             for (kernel, got) in all_skips(&v, p) {
                 assert_eq!(got, want, "{kernel} skip {p} {ctx}");
             }
