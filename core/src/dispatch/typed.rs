@@ -65,80 +65,62 @@ impl<T: DeserializeOwned + 'static> BorrowedParams for Owned<T> {
     type Of<'de> = T;
 }
 
-macro_rules! owned {
-    ($($t:ty),*) => {
-        $(impl BorrowedParams for $t {
+/// The impls both families share (for [`BorrowedParams`] and
+/// [`BorrowedResult`]): owned types stand for themselves, `&str`, `Cow<str>`
+/// and serde_json's `&RawValue` borrow, and `Option`, `Vec`, `Box` and tuples
+/// of up to six carry the lifetime to their members.
+macro_rules! family {
+    ($family:ident) => {
+        family!(@owned $family: (), bool, char, i8, i16, i32, i64, i128, isize, u8, u16, u32,
+            u64, u128, usize, f32, f64, String, serde_json::Value);
+
+        impl $family for &'static str {
+            type Of<'de> = &'de str;
+        }
+
+        impl $family for Cow<'static, str> {
+            type Of<'de> = Cow<'de, str>;
+        }
+
+        impl $family for &'static serde_json::value::RawValue {
+            type Of<'de> = &'de serde_json::value::RawValue;
+        }
+
+        impl<T: $family> $family for Option<T> {
+            type Of<'de> = Option<T::Of<'de>>;
+        }
+
+        impl<T: $family> $family for Vec<T> {
+            type Of<'de> = Vec<T::Of<'de>>;
+        }
+
+        impl<T: $family> $family for Box<T> {
+            type Of<'de> = Box<T::Of<'de>>;
+        }
+
+        family!(@tuples $family: (A) (A, B) (A, B, C) (A, B, C, D) (A, B, C, D, E)
+            (A, B, C, D, E, F));
+    };
+    (@owned $family:ident: $($t:ty),*) => {
+        $(impl $family for $t {
             type Of<'de> = $t;
         })*
     };
-}
-
-owned!(
-    (),
-    bool,
-    char,
-    i8,
-    i16,
-    i32,
-    i64,
-    i128,
-    isize,
-    u8,
-    u16,
-    u32,
-    u64,
-    u128,
-    usize,
-    f32,
-    f64,
-    String,
-    IgnoredAny,
-    serde_json::Value
-);
-
-impl BorrowedParams for &'static str {
-    type Of<'de> = &'de str;
-}
-
-impl BorrowedParams for Cow<'static, str> {
-    type Of<'de> = Cow<'de, str>;
-}
-
-impl BorrowedParams for RawValue<'static> {
-    type Of<'de> = RawValue<'de>;
-}
-
-impl BorrowedParams for &'static serde_json::value::RawValue {
-    type Of<'de> = &'de serde_json::value::RawValue;
-}
-
-impl<T: BorrowedParams> BorrowedParams for Option<T> {
-    type Of<'de> = Option<T::Of<'de>>;
-}
-
-impl<T: BorrowedParams> BorrowedParams for Vec<T> {
-    type Of<'de> = Vec<T::Of<'de>>;
-}
-
-impl<T: BorrowedParams> BorrowedParams for Box<T> {
-    type Of<'de> = Box<T::Of<'de>>;
-}
-
-macro_rules! tuples {
-    ($(($($t:ident),+))*) => {
-        $(impl<$($t: BorrowedParams),+> BorrowedParams for ($($t,)+) {
+    (@tuples $family:ident: $(($($t:ident),+))*) => {
+        $(impl<$($t: $family),+> $family for ($($t,)+) {
             type Of<'de> = ($($t::Of<'de>,)+);
         })*
     };
 }
 
-tuples! {
-    (A)
-    (A, B)
-    (A, B, C)
-    (A, B, C, D)
-    (A, B, C, D, E)
-    (A, B, C, D, E, F)
+family!(BorrowedParams);
+
+impl BorrowedParams for IgnoredAny {
+    type Of<'de> = IgnoredAny;
+}
+
+impl BorrowedParams for RawValue<'static> {
+    type Of<'de> = RawValue<'de>;
 }
 
 /// A result type that may borrow from the params, named by its `'static` form
@@ -170,76 +152,7 @@ impl<T: Serialize + 'static> BorrowedResult for Owned<T> {
     type Of<'de> = T;
 }
 
-macro_rules! owned_result {
-    ($($t:ty),*) => {
-        $(impl BorrowedResult for $t {
-            type Of<'de> = $t;
-        })*
-    };
-}
-
-owned_result!(
-    (),
-    bool,
-    char,
-    i8,
-    i16,
-    i32,
-    i64,
-    i128,
-    isize,
-    u8,
-    u16,
-    u32,
-    u64,
-    u128,
-    usize,
-    f32,
-    f64,
-    String,
-    serde_json::Value
-);
-
-impl BorrowedResult for &'static str {
-    type Of<'de> = &'de str;
-}
-
-impl BorrowedResult for Cow<'static, str> {
-    type Of<'de> = Cow<'de, str>;
-}
-
-impl BorrowedResult for &'static serde_json::value::RawValue {
-    type Of<'de> = &'de serde_json::value::RawValue;
-}
-
-impl<T: BorrowedResult> BorrowedResult for Option<T> {
-    type Of<'de> = Option<T::Of<'de>>;
-}
-
-impl<T: BorrowedResult> BorrowedResult for Vec<T> {
-    type Of<'de> = Vec<T::Of<'de>>;
-}
-
-impl<T: BorrowedResult> BorrowedResult for Box<T> {
-    type Of<'de> = Box<T::Of<'de>>;
-}
-
-macro_rules! result_tuples {
-    ($(($($t:ident),+))*) => {
-        $(impl<$($t: BorrowedResult),+> BorrowedResult for ($($t,)+) {
-            type Of<'de> = ($($t::Of<'de>,)+);
-        })*
-    };
-}
-
-result_tuples! {
-    (A)
-    (A, B)
-    (A, B, C)
-    (A, B, C, D)
-    (A, B, C, D, E)
-    (A, B, C, D, E, F)
-}
+family!(BorrowedResult);
 
 /// The handlers of [`RouterBuilder::typed_borrowed`](crate::RouterBuilder::typed_borrowed):
 /// `Fn(P::Of<'de>) -> Result<R::Of<'de>, RpcError>` for one `'de`, implemented
