@@ -268,11 +268,13 @@ fn duplex(o: Options) -> ExitCode {
     // wake-ups); a socket serves many, on `--threads` workers.
     let built = if o.unix.is_none() && o.threads.is_none() {
         tokio::runtime::Builder::new_current_thread()
+            .on_thread_park(crate::alloc::on_park)
             .enable_all()
             .build()
     } else {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(o.threads.unwrap_or(2))
+            .on_thread_park(crate::alloc::on_park)
             .enable_all()
             .build()
     };
@@ -386,6 +388,7 @@ fn http(o: Options) -> ExitCode {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
+        .on_thread_park(crate::alloc::on_park)
         .enable_all()
         .build()
     {
