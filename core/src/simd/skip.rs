@@ -629,13 +629,56 @@ mod tests {
         b.len()
     }
 
+    /// What a generated container ([`container`]) gets next.
+    enum Part {
+        /// An array or an object (either at random).
+        Open,
+        Bytes(&'static [u8]),
+        /// The innermost bracket open.
+        Close,
+    }
+
+    /// A generated container after `0..lead` spaces: after its first bracket,
+    /// the parts `mix` chooses (told whether the container is still shorter
+    /// than a random `0..size` bytes) until every bracket is closed. The bytes
+    /// and where the container starts; it ends at their end.
+    fn container(
+        next: &mut impl FnMut() -> usize,
+        lead: usize,
+        size: usize,
+        mut mix: impl FnMut(&mut dyn FnMut() -> usize, bool) -> Part,
+    ) -> (Vec<u8>, usize) {
+        let mut v = vec![b' '; next() % lead];
+        let start = v.len();
+        let target = next() % size;
+        let mut stack = Vec::new();
+        let mut part = Part::Open;
+        loop {
+            match part {
+                Part::Open => {
+                    let obj = next().is_multiple_of(2);
+                    v.push(if obj { b'{' } else { b'[' });
+                    stack.push(if obj { b'}' } else { b']' });
+                }
+                Part::Bytes(b) => v.extend_from_slice(b),
+                Part::Close => {
+                    v.push(stack.pop().expect("a bracket is open"));
+                    if stack.is_empty() {
+                        return (v, start);
+                    }
+                }
+            }
+            part = mix(next, v.len() - start < target);
+        }
+    }
+
     /// Generated nested values (strings with brackets, quotes and backslash runs
     /// across block boundaries, deep and wide nesting) end where the byte walk
     /// says, in every kernel, at every offset and with trailing bytes after them.
     #[test]
     fn skip_matches_a_byte_walk() {
         let mut next = crate::test_rng::lcg(0x5eed_0b1e_u64);
-        let strings: [&[u8]; 8] = [
+        let strings: [&'static [u8]; 8] = [
             b"\"a\"",
             b"\"]}\"",
             b"\"\\\"[\"",
@@ -647,29 +690,13 @@ mod tests {
         ];
         let rounds = if cfg!(miri) { 40 } else { 3000 };
         for _ in 0..rounds {
-            let mut v = vec![b' '; next() % 70];
-            let start = v.len();
-            let mut stack = Vec::new();
-            let target = next() % 400;
-            let open = |v: &mut Vec<u8>, stack: &mut Vec<u8>, obj: bool| {
-                v.push(if obj { b'{' } else { b'[' });
-                stack.push(if obj { b'}' } else { b']' });
-            };
-            open(&mut v, &mut stack, next().is_multiple_of(2));
-            while !stack.is_empty() {
-                match next() % 8 {
-                    0 | 1 if v.len() - start < target => {
-                        open(&mut v, &mut stack, next().is_multiple_of(2))
-                    }
-                    2 | 3 => v.extend_from_slice(strings[next() % strings.len()]),
-                    4 => v.extend_from_slice(b"12.5e3, true,\n\t"),
-                    5 => v.extend_from_slice(b":,"),
-                    _ => {
-                        let c = stack.pop().expect("not empty");
-                        v.push(c);
-                    }
-                }
-            }
+            let (mut v, start) = container(&mut next, 70, 400, |next, short| match next() % 8 {
+                0 | 1 if short => Part::Open,
+                2 | 3 => Part::Bytes(strings[next() % strings.len()]),
+                4 => Part::Bytes(b"12.5e3, true,\n\t"),
+                5 => Part::Bytes(b":,"),
+                _ => Part::Close,
+            });
             let end = v.len();
             v.extend_from_slice(&b"],\"k\":[\"v\"]}"[..next() % 12]);
             v.extend(std::iter::repeat_n(b'x', next() % 80));
@@ -711,7 +738,7 @@ mod tests {
     #[test]
     fn first_block_matches_the_walk() {
         let mut next = crate::test_rng::lcg(0x00f1_257b_10c4_u64);
-        let strings: [&[u8]; 9] = [
+        let strings: [&'static [u8]; 9] = [
             b"\"a\"",
             b"\"]}\"",
             b"\"\\\"[\"",
@@ -724,30 +751,14 @@ mod tests {
         ];
         let rounds = if cfg!(miri) { 60 } else { 40000 };
         for _ in 0..rounds {
-            let mut v = vec![b' '; next() % 80];
-            let start = v.len();
-            let mut stack = Vec::new();
-            let target = next() % 100;
-            let open = |v: &mut Vec<u8>, stack: &mut Vec<u8>, obj: bool| {
-                v.push(if obj { b'{' } else { b'[' });
-                stack.push(if obj { b'}' } else { b']' });
-            };
-            open(&mut v, &mut stack, next().is_multiple_of(2));
-            while !stack.is_empty() {
-                match next() % 10 {
-                    0 if v.len() - start < target => {
-                        open(&mut v, &mut stack, next().is_multiple_of(2))
-                    }
-                    1..=3 => v.extend_from_slice(strings[next() % strings.len()]),
-                    4 => v.extend_from_slice(&b"1,"[..1 + next() % 2]),
-                    5 => v.extend_from_slice(b":"),
-                    6 if v.len() - start < target => v.push(b'x'),
-                    _ => {
-                        let c = stack.pop().expect("not empty");
-                        v.push(c);
-                    }
-                }
-            }
+            let (mut v, start) = container(&mut next, 80, 100, |next, short| match next() % 10 {
+                0 if short => Part::Open,
+                1..=3 => Part::Bytes(strings[next() % strings.len()]),
+                4 => Part::Bytes(&b"1,"[..1 + next() % 2]),
+                5 => Part::Bytes(b":"),
+                6 if short => Part::Bytes(b"x"),
+                _ => Part::Close,
+            });
             let end = v.len();
             if !next().is_multiple_of(3) {
                 v.extend_from_slice(&b"}]}],\"k\":{\"v\"}"[..next() % 15]);
