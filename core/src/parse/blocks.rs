@@ -60,6 +60,10 @@ pub(crate) trait Kernel {
     fn prefix_xor(&self, x: u64) -> u64;
     /// The digit mask of 32 bytes (bit i: byte i is an ASCII digit).
     fn digits32(&self, window: &[u8; 32]) -> u32;
+    /// The classes of a block for [`super::arrays`].
+    fn number_array(&self, block: &[u8; 64]) -> super::arrays::NumberArray;
+    /// [`super::arrays::number_array`] on this kernel, out of line.
+    fn number_array_end(&self, b: &[u8], p: usize, depth_room: usize) -> Result<usize, usize>;
     /// Checks `block` as UTF-8 that continues the blocks checked before it
     /// since the last [`Kernel::utf8_end`] (blocks without a byte >= 0x80 in
     /// between need not be passed, but the first one after such a block does);
@@ -92,6 +96,16 @@ impl Kernel for Portable {
     #[inline(always)]
     fn digits32(&self, window: &[u8; 32]) -> u32 {
         crate::simd::scalar::digits32(window, 0)
+    }
+
+    #[inline(always)]
+    fn number_array(&self, block: &[u8; 64]) -> super::arrays::NumberArray {
+        crate::simd::scalar::number_array64(block)
+    }
+
+    #[inline(never)]
+    fn number_array_end(&self, b: &[u8], p: usize, depth_room: usize) -> Result<usize, usize> {
+        super::arrays::number_array(b, p, depth_room, self)
     }
 
     #[inline(always)]
@@ -147,6 +161,19 @@ impl Kernel for Avx2 {
     fn digits32(&self, window: &[u8; 32]) -> u32 {
         // SAFETY: `0 + 32 <= window.len()`; AVX2 as above.
         unsafe { crate::simd::avx2::digits32(window, 0) }
+    }
+
+    #[inline(always)]
+    fn number_array(&self, block: &[u8; 64]) -> super::arrays::NumberArray {
+        // SAFETY: as above.
+        unsafe { crate::simd::avx2::number_array64(block) }
+    }
+
+    #[inline(always)]
+    fn number_array_end(&self, b: &[u8], p: usize, depth_room: usize) -> Result<usize, usize> {
+        // SAFETY: as above (an `Avx2` exists only where `has_avx2` is true,
+        // which covers BMI1, BMI2, POPCNT and PCLMULQDQ).
+        unsafe { super::arrays::number_array_avx2(b, p, depth_room, self) }
     }
 
     #[inline(always)]
@@ -227,6 +254,13 @@ impl<'a> Tokens<'a> {
     #[inline(always)]
     pub(crate) fn is_empty(&self) -> bool {
         self.bits == 0
+    }
+
+    /// Drops the current block's token starts not taken (the blocks start
+    /// again elsewhere, [`Blocks::restart`]).
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        self.bits = 0;
     }
 
     /// Classifies blocks until one has a token start not taken; `None` at
@@ -325,6 +359,29 @@ impl<'a, K: Kernel> Blocks<'a, K> {
     #[inline(always)]
     pub(crate) fn kernel(&self) -> &K {
         &self.kernel
+    }
+
+    /// Whether the blocks may start again further on ([`Blocks::restart`]):
+    /// the current block had no byte >= 0x80, so the UTF-8 check has nothing
+    /// pending.
+    #[inline(always)]
+    pub(crate) fn may_restart(&self) -> bool {
+        !self.high
+    }
+
+    /// The blocks from `at`, a position after the last token taken, outside
+    /// any string and right after a structural character, as
+    /// [`Blocks::new`] (the UTF-8 check goes on; [`Blocks::may_restart`]).
+    #[inline(always)]
+    pub(crate) fn restart(&mut self, at: usize) {
+        debug_assert!(self.may_restart());
+        self.base = at;
+        self.next = at;
+        self.last = at;
+        self.in_string = 0;
+        self.escape = 0;
+        self.scalar = 0;
+        self.close = 0;
     }
 
     /// Whether everything the blocks read was valid UTF-8; call once, at the end.

@@ -164,6 +164,34 @@ fn long_number_then_garbage() {
     assert_eq!(k, "error -32700");
 }
 
+/// Arrays of numbers the walk's masks give up on far in, nested in each other
+/// (without the walk's budget of tries, each level's try would read on to the
+/// same place again: 100 levels, 100 reads), between arrays the masks take
+/// (which give tries back).
+#[test]
+#[cfg_attr(miri, ignore)]
+fn number_arrays_given_up_late() {
+    let make = |n: usize| {
+        let taken = "[1.5,2.5,3.5,4.5]";
+        let nested = format!(
+            "{}{}1e5{}",
+            "[0,".repeat(100),
+            "1,".repeat(500),
+            "]".repeat(100)
+        );
+        let one = format!("{taken},{nested}");
+        request_with_params(&format!("[{}]", vec![one.as_str(); n / 50].join(",")))
+    };
+    let k = assert_linear("number arrays given up late", make);
+    assert_eq!(k, "request");
+    // Read about once: the token walk's operations (one a token, one a
+    // block), not a hundred reads of each level.
+    let big = make(BIG);
+    let per_byte = ops_for(&big) as f64 / big.len() as f64;
+    eprintln!("number arrays given up late: {per_byte:.2} operations a byte");
+    assert!(per_byte < 1.5, "{per_byte:.2} operations a byte");
+}
+
 #[test]
 #[cfg_attr(miri, ignore)]
 fn escaped_method_name() {

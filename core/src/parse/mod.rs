@@ -1,5 +1,6 @@
 //! The classifier: bytes in, a [`Message`] out, borrowing from the input.
 
+pub(crate) mod arrays;
 pub(crate) mod blocks;
 mod classify;
 mod config;

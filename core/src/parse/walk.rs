@@ -23,6 +23,15 @@ use crate::long::LongValues;
 /// gives up on deeper values, and never changes the scanner's.
 const LEVELS: usize = 4;
 
+/// How many blocks more than the arrays it took [`super::arrays::number_array`] may
+/// spend for nothing in a walk (see where the walk calls it).
+const TRIES: usize = 4;
+
+/// How long an array must be for [`super::arrays::number_array`] to pay: two
+/// coordinates of a few digits each and more (below, its block costs more than
+/// the token walk's few tokens).
+const PAYS: usize = 16;
+
 /// What the walk needs of the scanner.
 pub(crate) struct Walk<'s> {
     /// One bit per level (1 = array), at least `max_depth + 1` bits.
@@ -95,8 +104,9 @@ enum Value {
 enum Step {
     /// The container closed at this position.
     Close(usize),
-    /// A member value opened an array or object with this byte.
-    Open(u8),
+    /// A member value opened an array or object with this byte, at this
+    /// position.
+    Open(usize, u8),
 }
 
 /// How a leaf container ([`leaf`]) ended.
@@ -134,6 +144,8 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
             depth, in_array, ..
         } => (0, depth, in_array, false),
     };
+    // How many arrays of numbers may yet fail to be taken on the masks.
+    let mut tries = TRIES;
     'open: loop {
         // A member value that opened an array or object, not yet walked.
         let mut pending = None;
@@ -159,7 +171,7 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
                 };
                 match value::<K, NOTE>(b, s, t, v, vc, w.long)? {
                     Value::Scalar => {}
-                    Value::Open => pending = Some(vc),
+                    Value::Open => pending = Some((v, vc)),
                 }
             }
         }
@@ -176,7 +188,7 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
                         let (v, vc) = if $array { (v, vc) } else { key(s, t, vc)? };
                         match value::<K, NOTE>(b, s, t, v, vc, w.long)? {
                             Value::Scalar => {}
-                            Value::Open => break Step::Open(vc),
+                            Value::Open => break Step::Open(v, vc),
                         }
                     } else if next == $close {
                         break Step::Close(n);
@@ -188,7 +200,7 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
         }
         loop {
             let step = match pending.take() {
-                Some(vc) => Step::Open(vc),
+                Some((v, vc)) => Step::Open(v, vc),
                 None if in_array => after!(true, b']'),
                 None => after!(false, b'}'),
             };
@@ -200,14 +212,41 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
                     }
                     in_array = level_is_array(levels, depth);
                 }
-                Step::Open(vc) => {
+                Step::Open(v, vc) => {
+                    if depth + 1 > max_depth {
+                        return None;
+                    }
+                    // An array of numbers is taken a block at a time (one
+                    // that starts otherwise is not tried), while the tries
+                    // pay: a short array costs the masks more than its few
+                    // tokens, and an array they give up on costs the blocks
+                    // they read (read again by the token walk); each block
+                    // so spent takes a try, each array that paid gives one.
+                    // (So the blocks read twice are at most `TRIES` more than
+                    // the arrays taken: linear time on any input.)
+                    if vc == b'['
+                        && tries > 0
+                        && matches!(b.get(v + 1), Some(b'0'..=b'9' | b'-' | b'['))
+                        && s.may_restart()
+                    {
+                        match s.kernel().number_array_end(b, v, max_depth - depth) {
+                            Ok(end) => {
+                                tries = if end - v >= PAYS {
+                                    (tries + 1).min(TRIES)
+                                } else {
+                                    tries - 1
+                                };
+                                s.restart(end);
+                                t.clear();
+                                continue;
+                            }
+                            Err(blocks) => tries = tries.saturating_sub(blocks),
+                        }
+                    }
                     // Most containers hold scalars only (a point's
                     // coordinates, a record of strings and numbers): walked
                     // without the levels, the container at `depth` goes on
                     // after them.
-                    if depth + 1 > max_depth {
-                        return None;
-                    }
                     let leaf = if vc == b'[' {
                         leaf::<K, NOTE, true>(b, s, t, w.long)?
                     } else {
@@ -640,6 +679,52 @@ mod tests {
             }
             check(&v, 128);
             for cut in (0..v.len()).step_by(every) {
+                check(&v[..cut], 128);
+            }
+            for i in (round % every..v.len()).step_by(every) {
+                let mut w = v.clone();
+                w[i] = bad[next() % bad.len()];
+                check(&w, 128);
+            }
+        }
+    }
+
+    /// Arrays of numbers that [`super::arrays::number_array`] takes a block at a time,
+    /// among members of every kind (strings of UTF-8 before and after them,
+    /// in the same block and not), at every offset, cut at every byte and
+    /// with a byte of a set of troublemakers written over every position: the
+    /// walk goes on after them as the general loop does ([`check`]).
+    #[test]
+    fn number_arrays_among_other_values() {
+        let mut next = crate::test_rng::lcg(0x90e0_u64);
+        let parts: [&[u8]; 9] = [
+            br#""coordinates":[[[-65.613616999999977,43.420273000000009],[-65.61,43.42]],[[0,1.5]]]"#,
+            br#""indices":[0,10]"#,
+            br#""v":[[],[1],[[2]],-0.5]"#,
+            r#""name":"Zürich""#.as_bytes(),
+            br#""s":"\u00e9\n""#,
+            br#""o":{"a":[1,2],"b":[3,[4,{"c":5}]]}"#,
+            br#""e":[1e5,2]"#,
+            br#""w":[ 1, 2 ]"#,
+            br#""t":true"#,
+        ];
+        let bad = [
+            b'-', b'.', b'0', b',', b'[', b']', b' ', b'"', b'e', 0x01, 0x80, 0xc3,
+        ];
+        let (rounds, every) = if cfg!(miri) { (2, 41) } else { (150, 1) };
+        for round in 0..rounds {
+            let mut v = vec![b'{'];
+            v.resize(1 + round % 64, b' ');
+            for k in 0..4 + next() % 6 {
+                if k > 0 {
+                    v.push(b',');
+                }
+                v.extend_from_slice(parts[next() % parts.len()]);
+                // Keys repeat: the walk does not look at names.
+            }
+            v.push(b'}');
+            check(&v, 128);
+            for cut in (1..v.len()).step_by(every) {
                 check(&v[..cut], 128);
             }
             for i in (round % every..v.len()).step_by(every) {

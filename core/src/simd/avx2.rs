@@ -7,7 +7,8 @@ use core::arch::x86_64::{
     _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
 };
 use core::arch::x86_64::{
-    _mm256_andnot_si256, _mm256_min_epu8, _mm256_subs_epu8, _mm256_testz_si256, _mm256_xor_si256,
+    _mm256_andnot_si256, _mm256_min_epu8, _mm256_sub_epi8, _mm256_subs_epu8, _mm256_testz_si256,
+    _mm256_xor_si256,
 };
 
 use super::skip::{Kernel, Masks, count_blocks, skip_blocks_first, skip_text_blocks};
@@ -771,6 +772,36 @@ pub(crate) unsafe fn classes64(block: &[u8; 64]) -> crate::parse::blocks::Classe
         c.high |= bits(v);
     }
     c.op &= !c.ctrl;
+    c
+}
+
+/// The classes of a block for [`crate::parse::arrays`].
+///
+/// # Safety
+/// - The CPU must support AVX2 ([`is_available`] returned `true`).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn number_array64(block: &[u8; 64]) -> crate::parse::arrays::NumberArray {
+    let mut c = crate::parse::arrays::NumberArray::default();
+    for k in 0..2 {
+        // SAFETY: `32 * k + 32 <= 64 == block.len()`, so the unaligned 32-byte
+        // load stays inside `block`.
+        let v = unsafe { _mm256_loadu_si256(block.as_ptr().add(32 * k) as *const __m256i) };
+        let bits = |x| u64::from(_mm256_movemask_epi8(x) as u32) << (32 * k);
+        let is = |x: u8| bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(x as i8)));
+        // Digits: `v - '0'` at most 9, unsigned.
+        let t = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
+        c.digit |= bits(_mm256_cmpeq_epi8(
+            _mm256_min_epu8(t, _mm256_set1_epi8(9)),
+            t,
+        ));
+        c.zero |= is(b'0');
+        c.minus |= is(b'-');
+        c.dot |= is(b'.');
+        c.comma |= is(b',');
+        c.open |= is(b'[');
+        c.close |= is(b']');
+    }
     c
 }
 

@@ -129,3 +129,29 @@ pub(crate) fn digits32(bytes: &[u8], from: usize) -> u32 {
         .enumerate()
         .fold(0, |m, (i, c)| m | u32::from(c.is_ascii_digit()) << i)
 }
+
+/// The classes of a block for [`crate::parse::arrays`], a byte at a time: the
+/// reference of the SIMD kernels.
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline]
+pub(crate) fn number_array64(block: &[u8; 64]) -> crate::parse::arrays::NumberArray {
+    let mut c = crate::parse::arrays::NumberArray::default();
+    for (i, &x) in block.iter().enumerate() {
+        let bit = 1u64 << i;
+        match x {
+            b'0'..=b'9' => {
+                c.digit |= bit;
+                if x == b'0' {
+                    c.zero |= bit;
+                }
+            }
+            b'-' => c.minus |= bit,
+            b'.' => c.dot |= bit,
+            b',' => c.comma |= bit,
+            b'[' => c.open |= bit,
+            b']' => c.close |= bit,
+            _ => {}
+        }
+    }
+    c
+}
