@@ -12,3 +12,27 @@ pub(crate) fn lcg(mut seed: u64) -> impl FnMut() -> usize {
         (seed >> 33) as usize
     }
 }
+
+/// Blocks for the tests of a SIMD kernel against its byte-at-a-time reference:
+/// each byte value as a whole block, then 4 000 blocks whose bytes come three
+/// times in four from `alphabet` (the bytes the kernel tells apart) and else
+/// are any byte.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri))),
+    allow(dead_code) // the AVX2 kernels' tests
+)]
+pub(crate) fn kernel_blocks(seed: u64, alphabet: &[u8]) -> Vec<[u8; 64]> {
+    let mut next = lcg(seed);
+    let mut blocks: Vec<[u8; 64]> = (0..=255u8).map(|x| [x; 64]).collect();
+    for _ in 0..4000 {
+        let mut block = [0u8; 64];
+        for x in &mut block {
+            *x = match next() % 4 {
+                0 => next() as u8,
+                _ => alphabet[next() % alphabet.len()],
+            };
+        }
+        blocks.push(block);
+    }
+    blocks
+}

@@ -374,18 +374,7 @@ mod tests {
         if !crate::simd::has_avx2() {
             return;
         }
-        let mut next = crate::test_rng::lcg(0x5a7_u64);
-        let mut blocks: Vec<[u8; 64]> = (0..=255u8).map(|x| [x; 64]).collect();
-        for _ in 0..4000 {
-            let mut block = [0u8; 64];
-            for x in &mut block {
-                *x = match next() % 4 {
-                    0 => next() as u8,
-                    _ => b"0123456789-.,[]/:eE+ \x80\xff"[next() % 22],
-                };
-            }
-            blocks.push(block);
-        }
+        let blocks = crate::test_rng::kernel_blocks(0x5a7, b"0123456789-.,[]/:eE+ \x80\xff");
         for block in blocks {
             // SAFETY: AVX2, just detected.
             let got = unsafe { crate::simd::avx2::number_array64(&block) };

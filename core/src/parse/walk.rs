@@ -824,18 +824,10 @@ mod tests {
         if !crate::simd::has_avx2() {
             return;
         }
-        let mut next = crate::test_rng::lcg(0x51d_u64);
-        let mut blocks: Vec<[u8; 64]> = (0..=255u8).map(|x| [x; 64]).collect();
-        for _ in 0..4000 {
-            let mut block = [0u8; 64];
-            for x in &mut block {
-                *x = match next() % 4 {
-                    0 => next() as u8,
-                    _ => b" \t\n\r,:[]{}\"\\0123456789-.eE+truefalsn\x0c\x1a\x80\xc3"[next() % 38],
-                };
-            }
-            blocks.push(block);
-        }
+        let blocks = crate::test_rng::kernel_blocks(
+            0x51d,
+            b" \t\n\r,:[]{}\"\\0123456789-.eE+truefalsn\x0c\x1a\x80\xc3",
+        );
         for block in blocks {
             // SAFETY: AVX2, just detected.
             let got = unsafe { crate::simd::avx2::classes64(&block) };

@@ -149,6 +149,10 @@ where
 /// bracket the block is its last 64 bytes shifted, as in the walk's last step (a
 /// buffer shorter than 64 bytes goes to [`skip_blocks`]). Equal to
 /// [`skip_blocks`] on any input.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri))),
+    allow(dead_code) // the AVX2 kernel's; elsewhere only the tests' scalar instance
+)]
 #[inline(always)]
 pub(crate) fn skip_blocks_first<M, T, P, W, X>(
     b: &[u8],
