@@ -24,7 +24,7 @@ use crate::long::LongValues;
 const LEVELS: usize = 4;
 
 /// How many blocks more than the arrays it took [`super::arrays::number_array`] may
-/// spend for nothing in a walk (see where the walk calls it).
+/// spend for nothing in a walk (the accounting is where the walk calls it).
 const TRIES: usize = 4;
 
 /// How long an array must be for [`super::arrays::number_array`] to pay: two
@@ -144,7 +144,7 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
             depth, in_array, ..
         } => (0, depth, in_array, false),
     };
-    // How many arrays of numbers may yet fail to be taken on the masks.
+    // How many blocks the masks may yet read for nothing ([`TRIES`]).
     let mut tries = TRIES;
     'open: loop {
         // A member value that opened an array or object, not yet walked.
