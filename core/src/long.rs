@@ -27,8 +27,10 @@
 //! session's [`LongValues`] for as long as the view lives, so the record is
 //! never cleared nor refilled for the next message while a view of this one
 //! exists. Views made any other way ([`Parser::parse`](crate::Parser::parse)
-//! outside a session, `RawValue::from_validated`, an `OwnedCall`'s copy, a
-//! `RawValue` read through serde) carry no record and walk.
+//! outside a session, an `OwnedCall`'s copy, a `RawValue` read through serde)
+//! carry no record and walk; `RawValue::from_validated`'s views (bytes the
+//! scanner did not see: the C ABI's, a client's) carry [`Record::FOREIGN`],
+//! which has no values either and tells the serde reader to check UTF-8.
 //!
 //! Why the record can never mislead: it holds the message's address and
 //! length, and offsets into it; a view finds the offset of a byte by its
@@ -58,6 +60,16 @@ pub(crate) struct LongValues {
     start: [usize; SLOTS],
     end: [usize; SLOTS],
 }
+
+/// The record [`Record::FOREIGN`] points to: no long values, which marks it
+/// (a message's record has at least one: [`LongValues::record`]).
+static FOREIGN: LongValues = LongValues {
+    base: 0,
+    size: 0,
+    len: 0,
+    start: [0; SLOTS],
+    end: [0; SLOTS],
+};
 
 impl LongValues {
     /// Forgets the previous message's values.
@@ -144,6 +156,19 @@ impl Record<'_> {
     /// No record: every value is walked.
     pub(crate) const NONE: Self = Record(None);
 
+    /// No record, for views of bytes the caller says are validated JSON
+    /// (`RawValue::from_validated`) where switchboard's scanner did not check
+    /// them: every value is walked, and the serde reader checks the bytes are
+    /// UTF-8 before trusting string slices ([`Record::is_foreign`]).
+    pub(crate) const FOREIGN: Record<'static> = Record(Some(&FOREIGN));
+
+    /// Whether this is [`Record::FOREIGN`]: the bytes were not validated by
+    /// switchboard (a view of them may be not even UTF-8).
+    #[inline(always)]
+    pub(crate) fn is_foreign(self) -> bool {
+        matches!(self.0, Some(long) if long.len == 0)
+    }
+
     /// Whether there is a record to ask (else the callers walk at once).
     #[inline(always)]
     pub(crate) fn is_some(self) -> bool {
@@ -186,6 +211,7 @@ impl Record<'_> {
 impl core::fmt::Debug for Record<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.0 {
+            Some(long) if long.len == 0 => f.write_str("foreign"),
             Some(long) => f.debug_list().entries(long.entries()).finish(),
             None => f.write_str("none"),
         }
@@ -268,6 +294,11 @@ mod tests {
         // Nothing noted: no record to carry.
         let mut empty = LongValues::default();
         assert!(!empty.record(&input).is_some());
+        // Foreign bytes: marked, and no answer either.
+        assert!(Record::FOREIGN.is_foreign());
+        assert!(!Record::NONE.is_foreign() && !rec.is_foreign());
+        assert_eq!(Record::FOREIGN.end(&input, 10), None);
+        assert!(!Record::FOREIGN.mostly(&input, 100));
     }
 
     /// A valid JSON string (quotes included) of at least `len` bytes, of the

@@ -118,7 +118,7 @@ impl<'a> RawValue<'a> {
     #[doc(hidden)]
     #[inline]
     pub fn from_validated(bytes: &'a [u8]) -> Option<Self> {
-        (!bytes.is_empty()).then(|| RawValue::new_validated(bytes))
+        (!bytes.is_empty()).then(|| RawValue::in_message(bytes, Record::FOREIGN))
     }
 
     /// Wraps validated JSON that starts with an array or object, running past

@@ -6,8 +6,11 @@
 //! Reads assume the grammar (a value starts where one must, a string ends at
 //! its quote) but only ever index the slice, with bounds checks: bytes that are
 //! not valid JSON (an internal bug) give wrong answers or an error, never a
-//! read outside them. There is no `unsafe` here; strings are checked as UTF-8
-//! with `str::from_utf8` (its ASCII fast path is a small part of a read).
+//! read outside them. The bytes are UTF-8 as a whole (the scanner checked
+//! them; bytes it did not see, `RawValue::from_validated`'s, are checked once
+//! here first), so a string between two quotes is text without a second look,
+//! and any other piece is text when both its ends are char boundaries (two
+//! byte tests, `str::get`).
 //!
 //! Values are mapped exactly as serde_json maps them: a non-negative integer is
 //! `visit_u64`, a negative one `visit_i64`, any other number (a fraction, an
@@ -120,7 +123,26 @@ pub(crate) fn from_validated<'de, T: Deserialize<'de>>(
     b: &'de [u8],
     long: Record<'de>,
 ) -> core::result::Result<T, ParamsError> {
+    let text = if long.is_foreign() {
+        // Bytes switchboard's scanner did not see: UTF-8 is the one property
+        // the reads below rely on for soundness, so it is checked (once).
+        core::str::from_utf8(b).map_err(|e| {
+            ParamsError::mismatch(
+                Error::at("invalid unicode code point", e.valid_up_to()).describe(b),
+            )
+        })?
+    } else {
+        // SAFETY: not foreign, so `b` is (part of) a message switchboard's
+        // scanner validated, UTF-8 included, cut at a value's first and last
+        // bytes, which are ASCII (`[`, `{`, `"`, a digit, a literal's letter,
+        // and their closing bytes): valid UTF-8. Every non-foreign view is
+        // made from the scanner's output or a copy of it (`RawValue::new_validated`,
+        // `Params::new_validated`, the session's records), and `from_validated`,
+        // the public constructor, marks its views foreign.
+        unsafe { core::str::from_utf8_unchecked(b) }
+    };
     let mut de = Deserializer {
+        text,
         b,
         long,
         pos: 0,
@@ -162,6 +184,10 @@ pub(crate) fn from_validated<'de, T: Deserialize<'de>>(
 
 /// The reader: a position in validated bytes.
 struct Deserializer<'de> {
+    /// The bytes as text: a piece between two ASCII bytes (a string's quotes)
+    /// is text as it is.
+    text: &'de str,
+    /// `text`'s bytes.
     b: &'de [u8],
     /// The long values of the message `b` is part of ([`crate::long`]): an
     /// ignored or raw value the scanner noted is jumped over.
@@ -270,16 +296,25 @@ impl<'de> Deserializer<'de> {
 
     /// The string at `pos` (its quote), consumed: borrowed when it has no
     /// escapes, else decoded into `scratch`.
+    ///
+    /// # Safety
+    /// `b[pos]` is a quote (the caller peeked it).
     #[inline(always)]
-    fn string<'s>(&'s mut self) -> Result<Text<'de, 's>> {
+    unsafe fn string<'s>(&'s mut self) -> Result<Text<'de, 's>> {
         let b = self.b;
         let at = self.pos;
+        debug_assert_eq!(b.get(at), Some(&b'"'));
         // The first quote or backslash after the opening quote: a quote ends a
         // string without escapes.
         let q = crate::simd::find_quote_or_backslash(b, at + 1);
         if b.get(q) == Some(&b'"') {
             self.pos = q + 1;
-            return utf8(&b[at + 1..q], at).map(Text::Borrowed);
+            // SAFETY: `b[at]` (the caller's contract) and `b[q]` are quotes,
+            // ASCII, so `at + 1` and `q` are char boundaries of `text`, and
+            // `at < q < b.len()` (`q` was found after `at` and read).
+            return Ok(Text::Borrowed(unsafe {
+                self.text.get_unchecked(at + 1..q)
+            }));
         }
         let end = skip_string(b, at);
         self.pos = end;
@@ -303,7 +338,8 @@ impl<'de> Deserializer<'de> {
                 self.pos += 5;
                 visitor.visit_bool(false)
             }
-            b'"' => self.string()?.visit(visitor),
+            // SAFETY: `c`, the byte at `pos`, is a quote.
+            b'"' => unsafe { self.string() }?.visit(visitor),
             b'[' => self.seq(visitor),
             b'{' => self.map(visitor),
             _ => self.number()?.visit(visitor),
@@ -377,7 +413,9 @@ impl<'de> Deserializer<'de> {
         let at = self.pos;
         let end = skip_value(self.b, at, self.long).min(self.b.len());
         self.pos = end;
-        utf8(&self.b[at..end], at)
+        self.text
+            .get(at..end)
+            .ok_or_else(|| Error::at("invalid unicode code point", at))
     }
 }
 
@@ -633,7 +671,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         match self.peek()? {
             b'"' => {
                 let at = self.pos;
-                let v = match self.string()? {
+                // SAFETY: the byte at `pos` is a quote (just peeked).
+                let v = match unsafe { self.string() }? {
                     Text::Borrowed(s) => visitor.visit_enum(UnitOnly(BorrowedStr::new(s))),
                     Text::Decoded(s) => visitor.visit_enum(UnitOnly(s.into_deserializer())),
                 };
@@ -660,7 +699,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.peek()? {
-            b'"' => match self.string()? {
+            // SAFETY: the byte at `pos` is a quote (just peeked).
+            b'"' => match unsafe { self.string() }? {
                 Text::Borrowed(s) => visitor.visit_borrowed_bytes(s.as_bytes()),
                 Text::Decoded(s) => visitor.visit_bytes(s.as_bytes()),
             },
@@ -837,13 +877,20 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         // quote before any backslash.
         let b = de.b;
         let q = crate::simd::find_quote_or_backslash(b, at + 1);
-        let (body, end, escaped) = match b.get(q) {
-            Some(b'"') => (b.get(at + 1..q).unwrap_or_default(), q + 1, false),
+        let (body, end, plain) = match b.get(q) {
+            Some(b'"') => {
+                // SAFETY: `b[at]` (tested above) and `b[q]` (matched) are
+                // quotes, ASCII, so `at + 1` and `q` are char boundaries of
+                // `text`, and `at < q < b.len()`.
+                let name = unsafe { de.text.get_unchecked(at + 1..q) };
+                (name.as_bytes(), q + 1, Some(name))
+            }
             _ => {
                 let end = skip_string(b, at);
-                (b.get(at + 1..end - 1).unwrap_or_default(), end, true)
+                (b.get(at + 1..end - 1).unwrap_or_default(), end, None)
             }
         };
+        let escaped = plain.is_none();
         if self.top {
             seen_check(&mut de.seen, body, escaped, at)?;
         }
@@ -856,7 +903,7 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         seed.deserialize(KeyDe {
             de,
             body,
-            escaped,
+            plain,
             at,
         })
         .map(Some)
@@ -917,8 +964,9 @@ struct KeyDe<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     /// The name between its quotes, still escaped.
     body: &'de [u8],
-    /// `body` has a backslash (`false`: it is its own value).
-    escaped: bool,
+    /// `body` as text when it has no backslash (it is its own value); `None`
+    /// when it has one.
+    plain: Option<&'de str>,
     /// Where the name's opening quote is.
     at: usize,
 }
@@ -935,8 +983,8 @@ impl<'de> KeyDe<'_, 'de> {
     #[inline]
     fn text(&mut self) -> Result<Text<'de, '_>> {
         let at = self.at;
-        if !self.escaped {
-            return utf8(self.body, at).map(Text::Borrowed);
+        if let Some(name) = self.plain {
+            return Ok(Text::Borrowed(name));
         }
         decode_escaped(self.body, &mut self.de.scratch).map_err(|e| e.placed(at))
     }
@@ -1203,8 +1251,10 @@ impl<'de> Visitor<'de> for RawVisitor {
         };
         let text: &'de str = map.next_value()?;
         if ours {
-            // From this deserializer: the exact text of a validated value.
-            return RawValue::from_validated(text.as_bytes())
+            // From this deserializer: the exact text of a validated value
+            // (UTF-8: a `str`).
+            return (!text.is_empty())
+                .then(|| RawValue::new_validated(text.as_bytes()))
                 .ok_or_else(|| de::Error::invalid_length(0, &self));
         }
         self.visit_borrowed_str(text)
@@ -1213,10 +1263,9 @@ impl<'de> Visitor<'de> for RawVisitor {
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> core::result::Result<Self::Value, E> {
         // Any other source: a string that must hold exactly one JSON value.
         let t = s.trim_matches([' ', '\t', '\n', '\r']);
-        if crate::dispatch::handler::is_one_json_value(t.as_bytes())
-            && let Some(v) = RawValue::from_validated(t.as_bytes())
-        {
-            return Ok(v);
+        // Checked here, and UTF-8 (a `str`): validated as the scanner would.
+        if crate::dispatch::handler::is_one_json_value(t.as_bytes()) {
+            return Ok(RawValue::new_validated(t.as_bytes()));
         }
         Err(de::Error::invalid_value(Unexpected::Str(s), &self))
     }
@@ -1538,6 +1587,35 @@ mod tests {
         assert!(e.detail().contains("expected a borrowed string"), "{e}");
     }
 
+    /// Bytes handed to `RawValue::from_validated` (the C ABI's, a client's)
+    /// were not seen by the scanner: they are checked for UTF-8 once before
+    /// any string of them is borrowed, and a piece cut inside a character is
+    /// an error, not text.
+    #[test]
+    fn foreign_bytes_are_checked_for_utf8() {
+        let ok = "[\"Z\u{fc}rich\",{\"\u{e9}t\u{e9}\":\"\u{20ac}\"}]".as_bytes();
+        let raw = RawValue::from_validated(ok).unwrap();
+        let (city, m): (&str, BTreeMap<&str, &str>) = raw.parse().unwrap();
+        assert_eq!((city, m["\u{e9}t\u{e9}"]), ("Z\u{fc}rich", "\u{20ac}"));
+        for bad in [
+            &b"[\"\xff\"]"[..],
+            b"{\"\xc3\":1}",
+            b"\"\xe2\x82\"",
+            b"[\"a\",\"\xed\xa0\x80\"]",
+        ] {
+            let raw = RawValue::from_validated(bad).unwrap();
+            let e = raw.parse::<serde_json::Value>().unwrap_err();
+            assert!(e.detail().contains("invalid unicode code point"), "{e}");
+            assert!(raw.parse::<IgnoredAny>().is_err());
+        }
+        // A raw value cut out of a longer text inside a character: the text
+        // read from it is refused where the cut is.
+        let word = "\"\u{fc}\"".as_bytes();
+        let cut = RawValue::from_validated(&word[..2]).unwrap();
+        assert!(cut.parse::<&str>().is_err());
+        assert!(cut.parse::<RawValue<'_>>().is_err());
+    }
+
     #[test]
     fn raw_values_are_exact_text() {
         let json = br#"[1, {"a": [1, "]"]} , "x"]"#;
@@ -1650,11 +1728,21 @@ mod tests {
             b"[{\"a\" 1}",
             b"[\"\\u12\"]",
             b"\"\xff\"",
+            b"[\"\xc3\"]",
+            b"{\"\xe2\x82\":1}",
         ] {
-            let _ = from_validated::<serde_json::Value>(bad);
-            let _ = from_validated::<IgnoredAny>(bad);
-            let _ = from_validated::<(RawValue<'_>, String)>(bad);
-            let _ = from_validated::<BTreeMap<u8, Cow<'_, str>>>(bad);
+            // Foreign bytes (`RawValue::from_validated`'s) are checked for
+            // UTF-8; the scanner's output always is UTF-8.
+            let utf8 = std::str::from_utf8(bad).is_ok();
+            for long in [Record::FOREIGN, Record::NONE] {
+                if long.is_foreign() || utf8 {
+                    let _ = super::from_validated::<serde_json::Value>(bad, long);
+                    let _ = super::from_validated::<IgnoredAny>(bad, long);
+                    let _ = super::from_validated::<(RawValue<'_>, String)>(bad, long);
+                    let _ = super::from_validated::<BTreeMap<u8, Cow<'_, str>>>(bad, long);
+                    let _ = super::from_validated::<BTreeMap<&str, &str>>(bad, long);
+                }
+            }
         }
     }
 }
