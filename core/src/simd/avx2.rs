@@ -16,14 +16,15 @@ use super::text::{Text, TextMasks, UTF8_LOOKUP, text_blocks};
 
 /// Whether this CPU can run [`find_special`] and [`skip_container`] (AVX2, and
 /// POPCNT and PCLMULQDQ, which every AVX2 CPU has, for the bracket counts and
-/// the string masks), and the scanner's loop compiled for AVX2 with BMI1 and
-/// BMI2 (which every AVX2 CPU also has).
+/// the string masks), and the scanner's loops compiled for AVX2 with BMI1,
+/// BMI2 and LZCNT (which every AVX2 CPU also has).
 pub(crate) fn is_available() -> bool {
     std::is_x86_feature_detected!("avx2")
         && std::is_x86_feature_detected!("popcnt")
         && std::is_x86_feature_detected!("pclmulqdq")
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
 }
 
 /// Index of the first special byte in `bytes[from..]`, or `bytes.len()`.

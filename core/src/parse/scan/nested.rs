@@ -233,7 +233,7 @@ impl Scanner<'_, '_> {
     ) -> Option<Resume> {
         #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
         if self.bytes.len() - p >= WALK_MIN && simd::has_avx2() {
-            // SAFETY: AVX2, BMI1, BMI2 and PCLMULQDQ were detected on this CPU.
+            // SAFETY: AVX2, BMI1, BMI2, PCLMULQDQ, LZCNT and POPCNT were detected on this CPU.
             if !unsafe { walk_pays_avx2(self.bytes, p) } {
                 return None;
             }
@@ -249,10 +249,10 @@ impl Scanner<'_, '_> {
     /// general loop if the walk gave up.
     ///
     /// # Safety
-    /// - The CPU must support AVX2, BMI1, BMI2 and PCLMULQDQ
+    /// - The CPU must support AVX2, BMI1, BMI2, PCLMULQDQ, LZCNT and POPCNT
     ///   ([`simd::has_avx2`] returned `true`).
     #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
-    #[target_feature(enable = "avx2,bmi1,bmi2,pclmulqdq")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,pclmulqdq,lzcnt,popcnt")]
     #[inline(never)]
     unsafe fn walk_avx2<const NOTE: bool>(&mut self, at: Resume, base: usize) -> Resume {
         #[cfg(test)]
