@@ -266,7 +266,10 @@ impl<'a> Tokens<'a> {
     /// Classifies blocks until one has a token start not taken; `None` at
     /// the end of the input or at an error.
     #[inline(always)]
-    pub(crate) fn fill<K: Kernel>(&mut self, s: &mut Blocks<'a, K>) -> Option<()> {
+    pub(crate) fn fill<K: Kernel, const NOTE: bool>(
+        &mut self,
+        s: &mut Blocks<'a, K, NOTE>,
+    ) -> Option<()> {
         while self.bits == 0 {
             (self.base, self.bits) = s.refill()?;
         }
@@ -276,7 +279,10 @@ impl<'a> Tokens<'a> {
     /// The next token start and its byte, or `None` at the end of the input
     /// or at an error.
     #[inline(always)]
-    pub(crate) fn next<K: Kernel>(&mut self, s: &mut Blocks<'a, K>) -> Option<(usize, u8)> {
+    pub(crate) fn next<K: Kernel, const NOTE: bool>(
+        &mut self,
+        s: &mut Blocks<'a, K, NOTE>,
+    ) -> Option<(usize, u8)> {
         self.fill(s)?;
         tick(1);
         let at = self.base + self.bits.trailing_zeros() as usize;
@@ -293,14 +299,19 @@ impl<'a> Tokens<'a> {
 
 /// The blocks of the input from a position outside any string, classified
 /// one at a time ([`Blocks::refill`]), with what carries from one to the next.
-pub(crate) struct Blocks<'a, K> {
+///
+/// With `NOTE`, they keep where each string that crosses a block end starts
+/// and ends, for the record of long values ([`Blocks::finished`]); without,
+/// nothing reads it and they do not.
+pub(crate) struct Blocks<'a, K, const NOTE: bool> {
     b: &'a [u8],
     /// Where the current block starts.
     base: usize,
     /// Where the next block starts.
     next: usize,
     /// The opening quote of the string the blocks before the current one end
-    /// in (the last token start before it), when they do.
+    /// in (the last token start before it), when they do (kept with `NOTE`
+    /// only).
     last: usize,
     /// All ones when the previous block ended inside a string.
     in_string: u64,
@@ -316,7 +327,7 @@ pub(crate) struct Blocks<'a, K> {
     /// Whether a block held an error: no blocks after it.
     failed: bool,
     /// The last string that ended in a later block than it started
-    /// ([`Blocks::finished`]).
+    /// ([`Blocks::finished`]; kept with `NOTE` only).
     finished: (usize, usize),
     kernel: K,
 }
@@ -334,7 +345,7 @@ pub(crate) static DELIMITER: [bool; 256] = {
     t
 };
 
-impl<'a, K: Kernel> Blocks<'a, K> {
+impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
     /// The blocks of `b` from `at`, which must be outside any string and not
     /// right after a backslash (a token start, or just after a token).
     #[inline(always)]
@@ -460,7 +471,7 @@ impl<'a, K: Kernel> Blocks<'a, K> {
             escaped_bytes(c.backslash, &mut self.escape)
         };
         let quote = c.quote & !escaped;
-        if self.in_string != 0 && quote != 0 {
+        if NOTE && self.in_string != 0 && quote != 0 {
             // The string from the blocks before closes here: its start is their
             // last token start.
             self.finished = (self.last, at + quote.trailing_zeros() as usize + 1);
@@ -478,7 +489,7 @@ impl<'a, K: Kernel> Blocks<'a, K> {
             errors |= self.bad_escapes(escaped);
         }
         let starts = (c.op | (scalar & !follows_scalar)) & !tail_bits & inside;
-        if self.in_string != 0 && starts != 0 {
+        if NOTE && self.in_string != 0 && starts != 0 {
             // The string the block ends in starts at its last token start.
             self.last = at + 63 - starts.leading_zeros() as usize;
         }
@@ -522,7 +533,7 @@ impl<'a, K: Kernel> Blocks<'a, K> {
     fn finish_string(&mut self) -> Option<(usize, u64)> {
         let b = self.b;
         let start = self.last;
-        if b.get(start) != Some(&b'"') {
+        if NOTE && b.get(start) != Some(&b'"') {
             return self.fail();
         }
         // The UTF-8 check so far ends at the end of the last block, with the
@@ -536,10 +547,14 @@ impl<'a, K: Kernel> Blocks<'a, K> {
         if !self.kernel.utf8_end(&rest[..cut]) {
             return self.fail();
         }
-        let Some(end) = scan::string_rest(b, start + 1) else {
+        // From the block (inside the string, not after a backslash: the
+        // blocks before it checked everything up to it).
+        let Some(end) = scan::string_rest(b, self.next) else {
             return self.fail();
         };
-        self.finished = (start, end);
+        if NOTE {
+            self.finished = (start, end);
+        }
         self.base = end;
         self.next = end;
         self.in_string = 0;

@@ -579,8 +579,8 @@ impl Parser {
         self.parse_noting(input, None)
     }
 
-    /// [`Parser::parse`], noting the long values it validates in `long` (else
-    /// in the parser's own record, which nothing reads).
+    /// [`Parser::parse`], noting the long values it validates in `long` (with
+    /// `None`, nothing is noted: nothing would read it).
     #[inline(always)]
     pub(crate) fn parse_noting<'a>(
         &'a mut self,
@@ -595,13 +595,14 @@ impl Parser {
             arena,
             long: own,
         } = self;
+        let note = long.is_some();
         classify_message(
             *config,
             top,
             elems,
             stack,
             arena,
-            long.unwrap_or(own),
+            (long.unwrap_or(own), note),
             input,
         )
     }
@@ -626,11 +627,13 @@ impl Parser {
             &mut self.stack,
             &mut self.long,
         )
+        .noting(false)
         .validate()
     }
 }
 
-/// [`Parser::parse`] on the parser's parts, the long values noted in `long`.
+/// [`Parser::parse`] on the parser's parts, the long values noted in `long`
+/// if its flag says they are read.
 #[inline(always)]
 fn classify_message<'a>(
     cfg: ParserConfig,
@@ -638,7 +641,7 @@ fn classify_message<'a>(
     elems: &'a mut Elems,
     stack: &mut [u64],
     arena: &'a mut Bump,
-    long: &mut LongValues,
+    (long, note): (&mut LongValues, bool),
     input: &'a [u8],
 ) -> Message<'a> {
     if input.len() > cfg.max_message_bytes {
@@ -652,7 +655,7 @@ fn classify_message<'a>(
     } else {
         0
     };
-    let mut scanner = Scanner::new(input, cfg.max_depth, stack, long);
+    let mut scanner = Scanner::new(input, cfg.max_depth, stack, long).noting(note);
     let shape = match scanner.scan_message(top, elems, record) {
         Ok(shape) => shape,
         Err(e) => return Message::Error(e),

@@ -65,7 +65,7 @@ pub(crate) fn walk<K: Kernel, const NOTE: bool>(
     levels[..words].copy_from_slice(&w.stack[..words]);
     // The long values noted so far: the general loop notes the walk's again.
     let long = if NOTE { Some(w.long.clone()) } else { None };
-    let mut blocks = Blocks::new(b, p, kernel);
+    let mut blocks = Blocks::<K, NOTE>::new(b, p, kernel);
     let mut tokens = Tokens::new(b);
     let end = walk_blocks::<K, NOTE>(b, at, base, w, &mut levels, &mut blocks, &mut tokens);
     if end.is_some() && blocks.utf8_valid() {
@@ -125,7 +125,7 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
     base: usize,
     w: &mut Walk<'_>,
     levels: &mut [u64; LEVELS],
-    s: &mut Blocks<'a, K>,
+    s: &mut Blocks<'a, K, NOTE>,
     t: &mut Tokens<'a>,
 ) -> Option<usize> {
     // Deeper is the general loop's: an error, or beyond the walk's levels.
@@ -275,7 +275,7 @@ fn walk_blocks<'a, K: Kernel, const NOTE: bool>(
 #[inline(always)]
 fn leaf<'a, K: Kernel, const NOTE: bool, const ARRAY: bool>(
     b: &'a [u8],
-    s: &mut Blocks<'a, K>,
+    s: &mut Blocks<'a, K, NOTE>,
     t: &mut Tokens<'a>,
     long: &mut LongValues,
 ) -> Option<Leaf> {
@@ -311,7 +311,11 @@ fn close_of(in_array: bool) -> u8 {
 /// A member's key, at a token start whose byte is `k`, and the `:` after it:
 /// where its value starts, and that byte.
 #[inline(always)]
-fn key<'a, K: Kernel>(s: &mut Blocks<'a, K>, t: &mut Tokens<'a>, k: u8) -> Option<(usize, u8)> {
+fn key<'a, K: Kernel, const NOTE: bool>(
+    s: &mut Blocks<'a, K, NOTE>,
+    t: &mut Tokens<'a>,
+    k: u8,
+) -> Option<(usize, u8)> {
     if k != b'"' {
         return None;
     }
@@ -326,7 +330,7 @@ fn key<'a, K: Kernel>(s: &mut Blocks<'a, K>, t: &mut Tokens<'a>, k: u8) -> Optio
 #[inline(always)]
 fn value<'a, K: Kernel, const NOTE: bool>(
     b: &'a [u8],
-    s: &mut Blocks<'a, K>,
+    s: &mut Blocks<'a, K, NOTE>,
     t: &mut Tokens<'a>,
     v: usize,
     c: u8,
@@ -525,7 +529,7 @@ pub(crate) fn number_end(b: &[u8], start: usize) -> Option<usize> {
     Some(p)
 }
 
-fn run<K: Kernel>(doc: &[u8], max_depth: usize, kernel: K) -> Option<usize> {
+fn run<K: Kernel, const NOTE: bool>(doc: &[u8], max_depth: usize, kernel: K) -> Option<usize> {
     let mut stack = vec![0u64; max_depth / 64 + 1];
     let mut long = LongValues::default();
     let mut w = Walk {
@@ -533,20 +537,36 @@ fn run<K: Kernel>(doc: &[u8], max_depth: usize, kernel: K) -> Option<usize> {
         max_depth,
         long: &mut long,
     };
-    walk::<K, false>(doc, Resume::Open { p: 0, depth: 1 }, 1, &mut w, kernel)
+    walk::<K, NOTE>(doc, Resume::Open { p: 0, depth: 1 }, 1, &mut w, kernel)
 }
 
 /// The walk's end on the array or object at `doc[0]` (level 1), with each
-/// kernel this CPU runs: for the differential tests and the fuzz target.
+/// kernel this CPU runs, noting long values or not (the blocks keep where
+/// strings start only when noting): for the differential tests and the fuzz
+/// target.
 pub(crate) fn walks(doc: &[u8], max_depth: usize) -> Vec<(&'static str, Option<usize>)> {
     #[allow(unused_mut)]
-    let mut out = vec![("portable", run(doc, max_depth, super::blocks::Portable))];
+    let mut out = vec![
+        (
+            "portable",
+            run::<_, false>(doc, max_depth, super::blocks::Portable),
+        ),
+        (
+            "portable, noting",
+            run::<_, true>(doc, max_depth, super::blocks::Portable),
+        ),
+    ];
     #[cfg(all(target_arch = "x86_64", not(switchboard_disable_simd), not(miri)))]
     if crate::simd::has_avx2() {
         // SAFETY: AVX2 and PCLMULQDQ, just detected.
         out.push((
             "avx2",
-            run(doc, max_depth, unsafe { super::blocks::Avx2::new() }),
+            run::<_, false>(doc, max_depth, unsafe { super::blocks::Avx2::new() }),
+        ));
+        // SAFETY: as above.
+        out.push((
+            "avx2, noting",
+            run::<_, true>(doc, max_depth, unsafe { super::blocks::Avx2::new() }),
         ));
     }
     out

@@ -62,6 +62,9 @@ pub(crate) struct Scanner<'a, 's> {
     compact: bool,
     /// The long strings validated so far ([`LongValues`]).
     long: &'s mut LongValues,
+    /// Whether `long` is to be read (a session's message): else nothing is
+    /// noted ([`Scanner::noting`]).
+    note: bool,
 }
 
 impl<'a, 's> Scanner<'a, 's> {
@@ -82,7 +85,17 @@ impl<'a, 's> Scanner<'a, 's> {
             stack,
             compact: true,
             long,
+            note: true,
         }
+    }
+
+    /// Whether the long values are noted (the default): off where nothing
+    /// reads them ([`crate::Parser::parse`] and [`crate::Parser::validate`]
+    /// outside a session), which spares the noting loops' work.
+    #[inline(always)]
+    pub(crate) fn noting(mut self, on: bool) -> Self {
+        self.note = on;
+        self
     }
 
     /// Disables the compact fast path, for differential tests against the general path.
@@ -310,7 +323,7 @@ impl<'a, 's> Scanner<'a, 's> {
             }
             q += 16;
         }
-        if self.bytes.len() >= LONG {
+        if self.note && self.bytes.len() >= LONG {
             return self.string_rest_noted(q);
         }
         let (end, escaped) = string_from(self.bytes, q)?;

@@ -65,10 +65,11 @@ impl Scanner<'_, '_> {
     ///
     /// Messages of [`LONG`] bytes or more note their long values
     /// ([`LongValues`](crate::long::LongValues)) on the way, in copies of the loops that do (`NOTE`):
-    /// shorter ones hold none and pay nothing for it.
+    /// shorter ones hold none and pay nothing for it, nor do scanners whose
+    /// record nobody reads ([`Scanner::noting`]).
     #[inline(never)]
     pub(super) fn scan_nested(&mut self, base: usize, depth: usize) -> Res<()> {
-        if self.bytes.len() >= LONG {
+        if self.note && self.bytes.len() >= LONG {
             self.scan_nested_with::<true>(base, depth)
         } else {
             self.scan_nested_with::<false>(base, depth)
