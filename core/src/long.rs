@@ -5,8 +5,10 @@
 //!
 //! The scanner notes every string of [`LONG`] bytes or more it validates (and
 //! the rare number that long; the longest [`SLOTS`] kept) in a
-//! [`LongValues`]; it notes them only in messages of [`LONG`] bytes or more,
-//! in copies of its loops that do, so shorter messages pay nothing. Arrays and
+//! [`LongValues`]; it notes them only in messages of [`LONG`] bytes or more
+//! whose record will be read (a session's: not those of
+//! [`Parser::parse`](crate::Parser::parse) or `Parser::validate`), in copies
+//! of its loops that do, so other messages pay nothing. Arrays and
 //! objects are not noted: keeping their opening offsets costs every container
 //! of every long message a store and a compare, more (measured) than the walks
 //! it would save on dense JSON.
