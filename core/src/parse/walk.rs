@@ -385,9 +385,15 @@ static NUMBER_START: [bool; 256] = {
     t
 };
 
+/// Where the literal `lit` at `b[p]` ends, if it is there. Its first byte is
+/// the caller's (matched to choose `lit`): the last four are compared as one
+/// word (`true` and `null` whole, `false` past its `f`).
 #[inline(always)]
 fn literal(b: &[u8], p: usize, lit: &[u8]) -> Option<usize> {
-    b.get(p..)?.starts_with(lit).then_some(p + lit.len())
+    debug_assert!(lit.len() >= 4 && b.get(p) == lit.first());
+    let end = p + lit.len();
+    let last: &[u8; 4] = b.get(end - 4..end)?.try_into().ok()?;
+    (last[..] == lit[lit.len() - 4..]).then_some(end)
 }
 
 /// Where the number starting `window` ends, when a delimiter follows it
