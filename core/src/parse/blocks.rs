@@ -501,19 +501,23 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
     }
 
     /// The escaped bytes of the current block that do not continue a valid
-    /// escape (`\u` needs four hex digits after it).
-    #[cold]
+    /// escape (`\u` needs four hex digits after it). Out of line, but not
+    /// cold: text with quotes and line breaks has escapes in many blocks.
     #[inline(never)]
     fn bad_escapes(&self, mut escaped: u64) -> u64 {
         let mut bad = 0;
         while escaped != 0 {
             let i = escaped.trailing_zeros() as usize;
             escaped &= escaped - 1;
-            // The backslash is the byte before, at or after the walk's start.
-            let backslash = self.base + i - 1;
-            if unescape::check_escape(self.b, backslash).is_none() {
-                bad |= 1 << i;
-            }
+            // The escaped byte; its backslash is the byte before, at or
+            // after the walk's start.
+            let at = self.base + i;
+            let valid = match self.b.get(at) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => true,
+                Some(b'u') => unescape::check_escape(self.b, at - 1).is_some(),
+                _ => false,
+            };
+            bad |= u64::from(!valid) << i;
         }
         bad
     }
