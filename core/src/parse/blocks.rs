@@ -307,7 +307,8 @@ pub(crate) struct Blocks<'a, K, const NOTE: bool> {
     b: &'a [u8],
     /// Where the current block starts.
     base: usize,
-    /// Where the next block starts.
+    /// Where the next block starts; [`FAILED`] after a block with an error
+    /// (no blocks after it).
     next: usize,
     /// The opening quote of the string the blocks before the current one end
     /// in (the last token start before it), when they do (kept with `NOTE`
@@ -324,13 +325,15 @@ pub(crate) struct Blocks<'a, K, const NOTE: bool> {
     close: u64,
     /// Whether the previous block held a byte >= 0x80.
     high: bool,
-    /// Whether a block held an error: no blocks after it.
-    failed: bool,
     /// The last string that ended in a later block than it started
     /// ([`Blocks::finished`]; kept with `NOTE` only).
     finished: (usize, usize),
     kernel: K,
 }
+
+/// [`Blocks`]' next block after an error: past any input, so no block is
+/// read again (one test per block for both ends).
+const FAILED: usize = usize::MAX;
 
 /// The bytes that may follow a number or a literal: whitespace, the structural
 /// characters.
@@ -360,7 +363,6 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
             scalar: 0,
             close: 0,
             high: false,
-            failed: false,
             finished: (usize::MAX, 0),
             kernel,
         }
@@ -386,6 +388,10 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
     #[inline(always)]
     pub(crate) fn restart(&mut self, at: usize) {
         debug_assert!(self.may_restart());
+        if self.next == FAILED {
+            // A block held an error after the tokens taken: it stays the end.
+            return;
+        }
         self.base = at;
         self.next = at;
         self.last = at;
@@ -416,7 +422,8 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
     fn refill(&mut self) -> Option<(usize, u64)> {
         let b = self.b;
         let at = self.next;
-        if self.failed || at >= b.len() {
+        if at >= b.len() {
+            // The end, or an error ([`FAILED`]).
             return None;
         }
         tick(1);
@@ -460,7 +467,7 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
             let starts = (c.op | (scalar & !follows_scalar)) & inside;
             let errors = after_close & scalar;
             if errors != 0 {
-                self.failed = true;
+                self.next = FAILED;
                 return Some((at, starts & ((1u64 << errors.trailing_zeros()) - 1)));
             }
             return Some((at, starts));
@@ -494,7 +501,7 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
             self.last = at + 63 - starts.leading_zeros() as usize;
         }
         if errors != 0 {
-            self.failed = true;
+            self.next = FAILED;
             return Some((at, starts & ((1u64 << errors.trailing_zeros()) - 1)));
         }
         Some((at, starts))
@@ -525,7 +532,7 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
     /// Ends the blocks: no token starts from the block being classified on.
     #[cold]
     fn fail(&mut self) -> Option<(usize, u64)> {
-        self.failed = true;
+        self.next = FAILED;
         None
     }
 
