@@ -291,8 +291,8 @@ impl<'a> Tokens<'a> {
         debug_assert!(core::ptr::eq(self.b, s.b));
         // SAFETY: `bits` marks only bytes of the input (`s.b`, which is `b`:
         // both are the walk's input), below `b.len()` ([`Blocks::refill`]: a
-        // last block shorter than 64 bytes has its bits from `b.len()` on
-        // cleared).
+        // last block shorter than 64 bytes is padded with spaces, which start
+        // no token; the assertion above checks it in the tests and fuzzing).
         Some((at, unsafe { *self.b.get_unchecked(at) }))
     }
 }
@@ -428,15 +428,15 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
         }
         tick(1);
         let tail;
-        // The bytes of the input in this block: bit i is `b[at + i]`.
-        let mut inside = u64::MAX;
         let block = match b.get(at..).and_then(<[u8]>::first_chunk::<64>) {
             Some(block) => block,
             None => {
+                // The last block, padded with spaces: whitespace, which starts
+                // no token and holds no error, so every token start and error
+                // below is a byte of the input.
                 let rest = &b[at..];
                 let mut last = [b' '; 64];
                 last[..rest.len()].copy_from_slice(rest);
-                inside = (1u64 << rest.len()) - 1;
                 tail = last;
                 &tail
             }
@@ -464,7 +464,7 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
             // escapes, interiors or control bytes to look at.
             let after_close = self.close;
             self.close = 0;
-            let starts = (c.op | (scalar & !follows_scalar)) & inside;
+            let starts = c.op | (scalar & !follows_scalar);
             let errors = after_close & scalar;
             if errors != 0 {
                 self.next = FAILED;
@@ -495,7 +495,7 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
         if escaped != 0 {
             errors |= self.bad_escapes(escaped);
         }
-        let starts = (c.op | (scalar & !follows_scalar)) & !tail_bits & inside;
+        let starts = (c.op | (scalar & !follows_scalar)) & !tail_bits;
         if NOTE && self.in_string != 0 && starts != 0 {
             // The string the block ends in starts at its last token start.
             self.last = at + 63 - starts.leading_zeros() as usize;
