@@ -213,7 +213,7 @@ impl Record<'_> {
 impl core::fmt::Debug for Record<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.0 {
-            Some(long) if long.len == 0 => f.write_str("foreign"),
+            _ if self.is_foreign() => f.write_str("foreign"),
             Some(long) => f.debug_list().entries(long.entries()).finish(),
             None => f.write_str("none"),
         }

@@ -17,12 +17,19 @@ fn hex4(b: &[u8], p: usize) -> Option<u16> {
     Some(hex(d[0])? << 12 | hex(d[1])? << 8 | hex(d[2])? << 4 | hex(d[3])?)
 }
 
+/// Whether `c` after a backslash is a whole escape (every escape letter but
+/// `u`, which needs four hex digits).
+#[inline(always)]
+pub(crate) fn is_short_escape(c: u8) -> bool {
+    matches!(c, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+}
+
 /// `b[p]` is a backslash: if a valid JSON escape starts there, the index after it.
 /// (Lone surrogate escapes are valid JSON.)
 #[inline]
 pub(crate) fn check_escape(b: &[u8], p: usize) -> Option<usize> {
-    match b.get(p + 1)? {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(p + 2),
+    match *b.get(p + 1)? {
+        c if is_short_escape(c) => Some(p + 2),
         b'u' => hex4(b, p + 2).map(|_| p + 6),
         _ => None,
     }

@@ -303,23 +303,34 @@ impl<'de> Deserializer<'de> {
     unsafe fn string<'s>(&'s mut self) -> Result<Text<'de, 's>> {
         let b = self.b;
         let at = self.pos;
-        debug_assert_eq!(b.get(at), Some(&b'"'));
-        // The first quote or backslash after the opening quote: a quote ends a
-        // string without escapes.
-        let q = crate::simd::find_quote_or_backslash(b, at + 1);
-        if b.get(q) == Some(&b'"') {
-            self.pos = q + 1;
-            // SAFETY: `b[at]` (the caller's contract) and `b[q]` are quotes,
-            // ASCII, so `at + 1` and `q` are char boundaries of `text`, and
-            // `at < q < b.len()` (`q` was found after `at` and read).
-            return Ok(Text::Borrowed(unsafe {
-                self.text.get_unchecked(at + 1..q)
-            }));
+        // SAFETY: `b[at]` is a quote (this function's contract).
+        if let Some((body, end)) = unsafe { self.plain_string(at) } {
+            self.pos = end;
+            return Ok(Text::Borrowed(body));
         }
         let end = skip_string(b, at);
         self.pos = end;
         let body = b.get(at + 1..end.saturating_sub(1)).unwrap_or_default();
         decode(body, &mut self.scratch).map_err(|e| e.placed(at))
+    }
+
+    /// The body of the string opening at `b[at]`, and the index past it, when
+    /// it has no escape (the first quote or backslash after `at` is a quote):
+    /// text as it stands. `None` for a string with an escape.
+    ///
+    /// # Safety
+    /// `b[at]` is a quote.
+    #[inline(always)]
+    unsafe fn plain_string(&self, at: usize) -> Option<(&'de str, usize)> {
+        debug_assert_eq!(self.b.get(at), Some(&b'"'));
+        let q = crate::simd::find_quote_or_backslash(self.b, at + 1);
+        if self.b.get(q) != Some(&b'"') {
+            return None;
+        }
+        // SAFETY: `b[at]` (the caller's contract) and `b[q]` are quotes,
+        // ASCII, so `at + 1` and `q` are char boundaries of `text` (UTF-8),
+        // and `at < q < b.len()` (`q` was found after `at` and read).
+        Some((unsafe { self.text.get_unchecked(at + 1..q) }, q + 1))
     }
 
     /// The value at `pos`, whose first byte is `c`, to `visitor`.
@@ -876,16 +887,10 @@ impl<'de> de::MapAccess<'de> for Map<'_, 'de> {
         // Most names have no escape, which the search for their end tells: a
         // quote before any backslash.
         let b = de.b;
-        let q = crate::simd::find_quote_or_backslash(b, at + 1);
-        let (body, end, plain) = match b.get(q) {
-            Some(b'"') => {
-                // SAFETY: `b[at]` (tested above) and `b[q]` (matched) are
-                // quotes, ASCII, so `at + 1` and `q` are char boundaries of
-                // `text`, and `at < q < b.len()`.
-                let name = unsafe { de.text.get_unchecked(at + 1..q) };
-                (name.as_bytes(), q + 1, Some(name))
-            }
-            _ => {
+        // SAFETY: `b[at]` is a quote (tested above).
+        let (body, end, plain) = match unsafe { de.plain_string(at) } {
+            Some((name, end)) => (name.as_bytes(), end, Some(name)),
+            None => {
                 let end = skip_string(b, at);
                 (b.get(at + 1..end - 1).unwrap_or_default(), end, None)
             }

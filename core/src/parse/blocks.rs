@@ -520,7 +520,7 @@ impl<'a, K: Kernel, const NOTE: bool> Blocks<'a, K, NOTE> {
             // after the walk's start.
             let at = self.base + i;
             let valid = match self.b.get(at) {
-                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => true,
+                Some(&c) if unescape::is_short_escape(c) => true,
                 Some(b'u') => unescape::check_escape(self.b, at - 1).is_some(),
                 _ => false,
             };
